@@ -1,0 +1,18 @@
+// The chains the router serves (spec 2.1). EVM chains are also addressed as `evm:<chain id>`.
+import type { Chain, ChainName } from './types.js';
+
+export const CHAINS: Readonly<Record<ChainName, Chain>> = {
+  ethereum: { name: 'ethereum', kind: 'evm', evmChainId: 1, nativeSymbol: 'ETH' },
+  base: { name: 'base', kind: 'evm', evmChainId: 8453, nativeSymbol: 'ETH' },
+  arbitrum: { name: 'arbitrum', kind: 'evm', evmChainId: 42161, nativeSymbol: 'ETH' },
+  // Robinhood Chain (Arbitrum Orbit L2); id of its public network at the time of writing.
+  robinhood: { name: 'robinhood', kind: 'evm', evmChainId: 46630, nativeSymbol: 'ETH' },
+  ink: { name: 'ink', kind: 'evm', evmChainId: 57073, nativeSymbol: 'ETH' },
+  bitcoin: { name: 'bitcoin', kind: 'bitcoin', nativeSymbol: 'BTC' },
+  // HyperCore (Hyperliquid's L1 order book), not HyperEVM: assets are spot token ids.
+  hyperliquid: { name: 'hyperliquid', kind: 'hyperliquid', nativeSymbol: 'HYPE' },
+};
+
+export function chainByEvmId(id: number): Chain | undefined {
+  return Object.values(CHAINS).find((c) => c.evmChainId === id);
+}

@@ -1,0 +1,109 @@
+// Typed errors of the core: a stable `code` each family maps to a status, and a `retriable` flag.
+// Errors cross the bus as plain data (toErrorData / fromErrorData), so the edge sees the same class.
+
+export interface ErrorData {
+  code: string;
+  message: string;
+  retriable: boolean;
+  details?: unknown;
+}
+
+export class RouterError extends Error {
+  readonly code: string = 'internal';
+  readonly retriable: boolean = false;
+  readonly details: unknown;
+  constructor(message: string, details?: unknown) {
+    super(message);
+    this.name = new.target.name;
+    this.details = details;
+  }
+}
+
+/** A request that breaks a rule of the contract; the message is one sentence naming the field and the rule. */
+export class InvalidRequest extends RouterError {
+  override readonly code: string = 'invalid_request';
+  constructor(message: string, readonly field?: string) {
+    super(message, field === undefined ? undefined : { field });
+  }
+}
+export class UnknownAsset extends InvalidRequest {
+  override readonly code = 'unknown_asset';
+}
+export class InvalidAmount extends InvalidRequest {
+  override readonly code = 'invalid_amount';
+}
+export class InvalidAddress extends InvalidRequest {
+  override readonly code = 'invalid_address';
+}
+export class VenueListConflict extends InvalidRequest {
+  override readonly code = 'venue_list_conflict';
+}
+/** Nothing could quote the pair and amount; `details` carries the core QuoteAudit when candidates were asked. */
+export class QuoteRefused extends RouterError {
+  override readonly code = 'quote_refused';
+}
+export class QuoteNotFound extends RouterError {
+  override readonly code = 'quote_not_found';
+}
+export class QuoteExpired extends RouterError {
+  override readonly code = 'quote_expired';
+}
+export class QuoteAlreadyBound extends RouterError {
+  override readonly code = 'quote_already_bound';
+}
+export class OrderNotFound extends RouterError {
+  override readonly code = 'order_not_found';
+}
+export class SnapshotConflict extends RouterError {
+  override readonly code = 'snapshot_conflict';
+  override readonly retriable = true;
+}
+export class VenueTimeout extends RouterError {
+  override readonly code = 'venue_timeout';
+  override readonly retriable = true;
+}
+export class VenueFailed extends RouterError {
+  override readonly code = 'venue_failed';
+  override readonly retriable = true;
+}
+export class Unavailable extends RouterError {
+  override readonly code = 'unavailable';
+  override readonly retriable = true;
+}
+export class ConfigError extends RouterError {
+  override readonly code = 'config_invalid';
+}
+
+const classes: Record<string, new (message: string, details?: never) => RouterError> = {
+  invalid_request: InvalidRequest,
+  unknown_asset: UnknownAsset,
+  invalid_amount: InvalidAmount,
+  invalid_address: InvalidAddress,
+  venue_list_conflict: VenueListConflict,
+  quote_refused: QuoteRefused,
+  quote_not_found: QuoteNotFound,
+  quote_expired: QuoteExpired,
+  quote_already_bound: QuoteAlreadyBound,
+  order_not_found: OrderNotFound,
+  snapshot_conflict: SnapshotConflict,
+  venue_timeout: VenueTimeout,
+  venue_failed: VenueFailed,
+  unavailable: Unavailable,
+};
+
+export function toErrorData(err: unknown): ErrorData {
+  if (err instanceof RouterError) {
+    return { code: err.code, message: err.message, retriable: err.retriable, details: err.details };
+  }
+  return { code: 'internal', message: err instanceof Error ? err.message : String(err), retriable: false };
+}
+
+export function fromErrorData(data: ErrorData): RouterError {
+  const Cls = classes[data.code];
+  if (!Cls) return new RouterError(data.message, data.details as never);
+  if (Cls === InvalidRequest || Cls.prototype instanceof InvalidRequest) {
+    const field = (data.details as { field?: string } | undefined)?.field;
+    return new (Cls as unknown as new (m: string, f?: string) => RouterError)(data.message, field);
+  }
+  return new Cls(data.message, data.details as never);
+}
