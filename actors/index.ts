@@ -1,0 +1,4 @@
+// Public names of the actor host: the runtime and the kinds it hosts.
+export { createRuntime, type Runtime, type RuntimeDeps } from './runtime.js';
+export type { ActorKindSpec, WakeUp } from './kind.js';
+export { quoteKind, type QuoteKindDeps } from './kinds/quote.js';

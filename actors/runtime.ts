@@ -1,0 +1,235 @@
+// The actor host: activates actors from snapshots, one mailbox per actor, persists every new snapshot with a
+// version check before it answers, wakes actors when their durable timers fall due, passivates idle ones.
+import { createActor, waitFor, type AnyActorRef, type AnyMachineSnapshot } from 'xstate';
+import type { ActorRef, Envelope, Reply } from '../src/bus/types.js';
+import type { Clock } from '../src/clock.js';
+import { RouterError, SnapshotConflict, toErrorData, Unavailable } from '../src/errors.js';
+import type { Logger } from '../src/log.js';
+import type { ActorStore } from '../src/store/types.js';
+import type { ActorKindSpec } from './kind.js';
+
+export interface RuntimeDeps {
+  store: ActorStore;
+  kinds: ActorKindSpec[];
+  clock: Clock;
+  logger: Logger;
+  /** Lease epoch written with every snapshot (fencing); embedded mode owns everything under epoch 0. */
+  epoch?: number;
+  /** Idle time before a settled actor leaves memory (passivation). */
+  idleMs?: number;
+  /** How long a message may wait for its actor to settle. */
+  settleTimeoutMs?: number;
+  /** Test mode (as restate's alwaysReplay): drop every actor from memory after each persisted step, so the next
+   *  message or wake-up restores it from the store. */
+  alwaysReplay?: boolean;
+  /** Period of the durable timer poll. */
+  timerPollMs?: number;
+}
+
+interface Active {
+  ref: ActorRef;
+  spec: ActorKindSpec;
+  actor: AnyActorRef;
+  version: number;
+  /** Serialises messages to this actor. */
+  mailbox: Promise<unknown>;
+  /** Serialises snapshot writes; resolves when the latest snapshot seen is stored. */
+  persisting: Promise<void>;
+  lastPersisted: unknown;
+  failed: Error | null;
+  idleTimer: NodeJS.Timeout | null;
+  unsubscribe: () => void;
+}
+
+export interface Runtime {
+  handle(envelope: Envelope): Promise<Reply>;
+  /** Fires every durable wake-up that is due now; the poll calls it, tests and the dev clock call it directly. */
+  fireDue(): Promise<number>;
+  /** Starts the durable timer poll. */
+  start(): void;
+  /** Stops taking messages, waits for in-flight work and the last snapshot writes, stops every actor. */
+  drain(): Promise<void>;
+  /** Number of actors in memory. */
+  activeCount(): number;
+}
+
+const key = (ref: ActorRef) => `${ref.kind}:${ref.id}`;
+
+export function createRuntime(deps: RuntimeDeps): Runtime {
+  const { store, clock, logger } = deps;
+  const epoch = deps.epoch ?? 0;
+  const idleMs = deps.idleMs ?? 120_000;
+  const settleTimeoutMs = deps.settleTimeoutMs ?? 60_000;
+  const kinds = new Map(deps.kinds.map((k) => [k.kind, k]));
+  const active = new Map<string, Active>();
+  let draining = false;
+  let inFlight = 0;
+  let poll: NodeJS.Timeout | null = null;
+
+  function persist(a: Active): Promise<void> {
+    a.persisting = a.persisting.then(async () => {
+      if (a.failed) return;
+      // The live snapshot object changes identity on every transition; the same object is already stored.
+      const current = a.actor.getSnapshot();
+      if (current === a.lastPersisted) return;
+      const persisted = a.actor.getPersistedSnapshot();
+      const wake = a.spec.wakeUp(current);
+      try {
+        a.version = await store.save({
+          kind: a.ref.kind,
+          id: a.ref.id,
+          snapshot: persisted,
+          expectedVersion: a.version,
+          epoch,
+          wakeAt: wake?.at ?? null,
+          updatedAt: clock.now(),
+        });
+        a.lastPersisted = current;
+      } catch (err) {
+        // Fencing: another writer advanced this actor; this copy must stop so two owners never both advance it.
+        a.failed = err instanceof Error ? err : new Error(String(err));
+        logger.error({ actor: key(a.ref), err: a.failed.message }, 'snapshot write refused; stopping actor');
+        evict(a);
+      }
+    });
+    return a.persisting;
+  }
+
+  function evict(a: Active): void {
+    if (active.get(key(a.ref)) === a) active.delete(key(a.ref));
+    if (a.idleTimer) clearTimeout(a.idleTimer);
+    a.unsubscribe();
+    a.actor.stop();
+  }
+
+  function touch(a: Active): void {
+    if (a.idleTimer) clearTimeout(a.idleTimer);
+    a.idleTimer = setTimeout(() => {
+      // Only passivate between messages; a busy mailbox re-arms the timer when it finishes.
+      void a.mailbox.then(() => a.persisting).then(() => {
+        if (active.get(key(a.ref)) === a && !a.failed) evict(a);
+      });
+    }, idleMs);
+    a.idleTimer.unref();
+  }
+
+  async function activate(ref: ActorRef, spec: ActorKindSpec, createInput: unknown | null): Promise<Active | null> {
+    const existing = active.get(key(ref));
+    if (existing) return existing;
+    const stored = await store.load(ref.kind, ref.id);
+    if (!stored && createInput === null) return null;
+    const again = active.get(key(ref));
+    if (again) return again; // activated by a concurrent message while we were loading
+    const actor = stored
+      ? createActor(spec.logic, { snapshot: stored.snapshot as never, input: undefined })
+      : createActor(spec.logic, { input: createInput as never });
+    const a: Active = {
+      ref,
+      spec,
+      actor,
+      version: stored?.version ?? 0,
+      mailbox: Promise.resolve(),
+      persisting: Promise.resolve(),
+      lastPersisted: null,
+      failed: null,
+      idleTimer: null,
+      unsubscribe: () => {},
+    };
+    const sub = actor.subscribe({
+      next: () => void persist(a),
+      error: (err: unknown) => logger.error({ actor: key(ref), err: String(err) }, 'actor failed'),
+    });
+    a.unsubscribe = () => sub.unsubscribe();
+    active.set(key(ref), a);
+    actor.start();
+    if (!stored) await persist(a);
+    return a;
+  }
+
+  async function process(envelope: Envelope, spec: ActorKindSpec, log: Logger): Promise<Reply> {
+    const { ref, message } = envelope;
+    const a = await activate(ref, spec, stored(envelope) ? null : spec.create(ref.id, message));
+    if (!a) return spec.notFound(ref.id, message);
+    const run = a.mailbox.then(async (): Promise<Reply> => {
+      if (a.failed) throw new Unavailable('The actor is moving; try again.');
+      const now = clock.now();
+      if (message.type === 'timer.due') {
+        // A wake-up is read from the snapshot itself, so a stale or repeated one finds nothing due and does nothing.
+        const wake = spec.wakeUp(a.actor.getSnapshot());
+        if (wake && wake.at <= now) a.actor.send(wake.event);
+      } else {
+        const event = spec.toEvent(message, now);
+        if (event) a.actor.send(event);
+      }
+      const snap = await waitFor(a.actor, (s: AnyMachineSnapshot) => spec.settled(s, message), {
+        timeout: settleTimeoutMs,
+      });
+      await persist(a);
+      const failed = a.failed as Error | null;
+      if (failed) throw failed instanceof SnapshotConflict ? new Unavailable('The actor is moving; try again.') : failed;
+      log.debug({ actor: key(ref), state: snap.value, version: a.version }, 'actor answered');
+      return spec.reply(snap, message);
+    });
+    a.mailbox = run.catch(() => undefined);
+    try {
+      return await run;
+    } finally {
+      if (deps.alwaysReplay) {
+        await a.persisting;
+        if (active.get(key(ref)) === a) evict(a);
+      } else if (active.get(key(ref)) === a) touch(a);
+    }
+  }
+
+  // Internal messages (timer wake-ups) never create actors.
+  const stored = (e: Envelope) => e.message.type === 'timer.due';
+
+  async function handle(envelope: Envelope): Promise<Reply> {
+    const log = logger.child({ req_id: envelope.requestId, actor: key(envelope.ref) });
+    if (draining) return { ok: false, error: toErrorData(new Unavailable('The service is shutting down.')) };
+    const spec = kinds.get(envelope.ref.kind);
+    if (!spec) return { ok: false, error: toErrorData(new RouterError(`No actor kind ${envelope.ref.kind}.`)) };
+    inFlight++;
+    try {
+      return await process(envelope, spec, log);
+    } catch (err) {
+      if (!(err instanceof RouterError)) log.error({ err }, 'actor message failed');
+      return { ok: false, error: toErrorData(err) };
+    } finally {
+      inFlight--;
+    }
+  }
+
+  async function fireDue(): Promise<number> {
+    const due = await store.due(clock.now(), 500);
+    await Promise.all(
+      due.map((d) =>
+        handle({ ref: { kind: d.kind, id: d.id }, message: { type: 'timer.due', at: d.wakeAt } }).then((r) => {
+          if (!r.ok) logger.warn({ actor: `${d.kind}:${d.id}`, error: r.error }, 'wake-up failed');
+        }),
+      ),
+    );
+    return due.length;
+  }
+
+  return {
+    handle,
+    fireDue,
+    start() {
+      if (poll) return;
+      const every = deps.timerPollMs ?? 1000;
+      poll = setInterval(() => void fireDue().catch((err) => logger.error({ err }, 'timer poll failed')), every);
+      poll.unref();
+    },
+    async drain() {
+      draining = true;
+      if (poll) clearInterval(poll);
+      while (inFlight > 0) await new Promise((r) => setTimeout(r, 10));
+      for (const a of [...active.values()]) {
+        await a.persisting;
+        evict(a);
+      }
+    },
+    activeCount: () => active.size,
+  };
+}

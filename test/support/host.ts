@@ -1,0 +1,41 @@
+// An actor host for tests: SQLite in memory, a manual clock, a silent logger, the alwaysReplay mode by default.
+import { createRuntime, quoteKind, type Runtime } from '../../actors/index.js';
+import { ManualClock } from '../../src/clock.js';
+import { createLogger } from '../../src/log.js';
+import { openSqliteStore } from '../../src/store/sqlite-store.js';
+import type { ActorStore } from '../../src/store/types.js';
+import type { RouteRequest, RoutingResult } from '../../src/routing/types.js';
+
+export interface TestHost {
+  runtime: Runtime;
+  store: ActorStore;
+  clock: ManualClock;
+  close(): Promise<void>;
+}
+
+export function testHost(opts: {
+  route: (req: RouteRequest) => Promise<RoutingResult>;
+  alwaysReplay?: boolean;
+  store?: ActorStore;
+  start?: number;
+}): TestHost {
+  const store = opts.store ?? openSqliteStore(':memory:');
+  const clock = new ManualClock(undefined, opts.start ?? Date.parse('2026-11-22T10:00:00Z'));
+  const logger = createLogger('silent');
+  const runtime = createRuntime({
+    store,
+    clock,
+    logger,
+    kinds: [quoteKind({ router: { route: opts.route }, clock })],
+    alwaysReplay: opts.alwaysReplay ?? true,
+  });
+  return {
+    runtime,
+    store,
+    clock,
+    async close() {
+      await runtime.drain();
+      await store.close();
+    },
+  };
+}

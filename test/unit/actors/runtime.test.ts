@@ -1,0 +1,139 @@
+// The actor host's promises: persist before you answer, one mailbox per actor, durable wake-ups, passivation, fencing.
+import { describe, expect, it } from 'vitest';
+import { assign, setup, type AnyMachineSnapshot } from 'xstate';
+import { createRuntime } from '../../../actors/runtime.js';
+import type { ActorKindSpec } from '../../../actors/kind.js';
+import { ManualClock } from '../../../src/clock.js';
+import { OrderNotFound, SnapshotConflict, toErrorData } from '../../../src/errors.js';
+import { createLogger } from '../../../src/log.js';
+import { openSqliteStore } from '../../../src/store/sqlite-store.js';
+import type { ActorStore } from '../../../src/store/types.js';
+
+// A small machine with a durable deadline, standing in for the order machine the next issue brings.
+const counter = setup({
+  types: {
+    context: {} as { n: number; deadline: number },
+    input: {} as { deadline: number },
+    events: {} as { type: 'inc' } | { type: 'deadline' },
+  },
+}).createMachine({
+  context: ({ input }) => ({ n: 0, deadline: input.deadline }),
+  initial: 'open',
+  states: {
+    open: { on: { inc: { actions: assign({ n: ({ context }) => context.n + 1 }) }, deadline: 'closed' } },
+    closed: {},
+  },
+});
+
+const counterKind: ActorKindSpec = {
+  kind: 'order',
+  logic: counter,
+  create: (_id, m) => (m.type === 'create' ? { deadline: m.deadline } : null),
+  toEvent: (m) => (m.type === 'inc' ? { type: 'inc' } : null),
+  notFound: (id) => ({ ok: false, error: toErrorData(new OrderNotFound(`Order ${id} does not exist.`)) }),
+  settled: () => true,
+  reply: (s: AnyMachineSnapshot) => ({ ok: true, value: { state: s.value, n: (s.context as { n: number }).n } }),
+  wakeUp: (s: AnyMachineSnapshot) =>
+    s.matches('open') ? { at: (s.context as { deadline: number }).deadline, event: { type: 'deadline' } } : null,
+};
+
+function host(opts: { store?: ActorStore; idleMs?: number; alwaysReplay?: boolean } = {}) {
+  const store = opts.store ?? openSqliteStore(':memory:');
+  const clock = new ManualClock(undefined, 1_000);
+  const runtime = createRuntime({
+    store,
+    clock,
+    logger: createLogger('silent'),
+    kinds: [counterKind],
+    idleMs: opts.idleMs,
+    alwaysReplay: opts.alwaysReplay,
+  });
+  return { store, clock, runtime };
+}
+const ref = { kind: 'order' as const, id: 'o1' };
+
+describe('Persist before you answer: the reply comes after the new snapshot is stored', () => {
+  it('every answered increment is in the store when the answer arrives', async () => {
+    const { store, runtime } = host();
+    await runtime.handle({ ref, message: { type: 'create', deadline: 5_000 } });
+    for (let i = 1; i <= 5; i++) {
+      const r = await runtime.handle({ ref, message: { type: 'inc' } });
+      expect(r).toEqual({ ok: true, value: { state: 'open', n: i } });
+      const stored = await store.load('order', 'o1');
+      expect((stored!.snapshot as { context: { n: number } }).context.n).toBe(i);
+    }
+  });
+});
+
+describe('One mailbox per actor: concurrent messages are applied one at a time, none lost', () => {
+  it('100 concurrent increments give n = 100 and version = 101', async () => {
+    const { store, runtime } = host();
+    await runtime.handle({ ref, message: { type: 'create', deadline: 5_000 } });
+    await Promise.all(Array.from({ length: 100 }, () => runtime.handle({ ref, message: { type: 'inc' } })));
+    const stored = await store.load('order', 'o1');
+    expect((stored!.snapshot as { context: { n: number } }).context.n).toBe(100);
+    expect(stored!.version).toBe(101);
+  });
+});
+
+describe('A message for an actor that does not exist answers not found and stores nothing', () => {
+  it('inc on an unknown id', async () => {
+    const { store, runtime } = host();
+    const r = await runtime.handle({ ref, message: { type: 'inc' } });
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.error.code).toBe('order_not_found');
+    expect(await store.load('order', 'o1')).toBeNull();
+  });
+});
+
+describe('Durable timers: the wake-up is stored beside the snapshot and fires when due, also after a restart', () => {
+  it('fires at the deadline from a fresh runtime on the same store', async () => {
+    const store = openSqliteStore(':memory:');
+    const first = host({ store });
+    await first.runtime.handle({ ref, message: { type: 'create', deadline: 5_000 } });
+    expect((await store.load('order', 'o1'))!.wakeAt).toBe(5_000);
+    await first.runtime.drain();
+    // "Restart": a new runtime knows nothing but the store.
+    const second = host({ store });
+    expect(await second.runtime.fireDue()).toBe(0);
+    second.clock.advance(4_000);
+    expect(await second.runtime.fireDue()).toBe(1);
+    const stored = await store.load('order', 'o1');
+    expect((stored!.snapshot as { value: string }).value).toBe('closed');
+    expect(stored!.wakeAt).toBeNull();
+    expect(await second.runtime.fireDue()).toBe(0);
+  });
+});
+
+describe('Passivation: an idle actor leaves memory and comes back from its snapshot', () => {
+  it('is evicted after idleMs and answers again with its state', async () => {
+    const { runtime } = host({ idleMs: 20 });
+    await runtime.handle({ ref, message: { type: 'create', deadline: 5_000 } });
+    await runtime.handle({ ref, message: { type: 'inc' } });
+    expect(runtime.activeCount()).toBe(1);
+    await new Promise((r) => setTimeout(r, 60));
+    expect(runtime.activeCount()).toBe(0);
+    expect(await runtime.handle({ ref, message: { type: 'inc' } })).toEqual({ ok: true, value: { state: 'open', n: 2 } });
+  });
+
+  it('alwaysReplay restores every actor from the store after each message', async () => {
+    const { runtime } = host({ alwaysReplay: true });
+    await runtime.handle({ ref, message: { type: 'create', deadline: 5_000 } });
+    expect(runtime.activeCount()).toBe(0);
+    expect(await runtime.handle({ ref, message: { type: 'inc' } })).toEqual({ ok: true, value: { state: 'open', n: 1 } });
+  });
+});
+
+describe('Fencing: when another writer advanced the actor, this copy stops and answers unavailable', () => {
+  it('a write refused by the store is never acknowledged', async () => {
+    const { store, runtime } = host();
+    await runtime.handle({ ref, message: { type: 'create', deadline: 5_000 } });
+    // Another owner writes version 2 under the nose of this runtime.
+    await store.save({ kind: 'order', id: 'o1', snapshot: (await store.load('order', 'o1'))!.snapshot, expectedVersion: 1, epoch: 1, wakeAt: null, updatedAt: 0 });
+    const r = await runtime.handle({ ref, message: { type: 'inc' } });
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.error.code).toBe('unavailable');
+    expect(runtime.activeCount()).toBe(0);
+    expect(new SnapshotConflict('x').retriable).toBe(true);
+  });
+});
