@@ -35,6 +35,7 @@ export function openSqliteStore(file: string): ActorStore {
       updated_at INTEGER NOT NULL,
       PRIMARY KEY (kind, id)
     );
+    CREATE TABLE IF NOT EXISTS sequences (name TEXT PRIMARY KEY, next INTEGER NOT NULL);
     CREATE INDEX IF NOT EXISTS actors_wake_at ON actors (wake_at) WHERE wake_at IS NOT NULL;
   `);
   const get = db.prepare<[string, string], Row>('SELECT * FROM actors WHERE kind = ? AND id = ?');
@@ -49,6 +50,10 @@ export function openSqliteStore(file: string): ActorStore {
   );
   const due = db.prepare<[number, number], { kind: ActorKind; id: string; wake_at: number }>(
     'SELECT kind, id, wake_at FROM actors WHERE wake_at IS NOT NULL AND wake_at <= ? ORDER BY wake_at LIMIT ?',
+  );
+
+  const seq = db.prepare<[string], { value: number }>(
+    'INSERT INTO sequences (name, next) VALUES (?, 1) ON CONFLICT (name) DO UPDATE SET next = next + 1 RETURNING next - 1 AS value',
   );
 
   // One transaction per save: read the head, compare version and epoch, write. IMMEDIATE takes the write lock
@@ -87,6 +92,9 @@ export function openSqliteStore(file: string): ActorStore {
     },
     async due(now, limit) {
       return due.all(now, limit).map((r) => ({ kind: r.kind, id: r.id, wakeAt: r.wake_at }));
+    },
+    async nextSequence(name) {
+      return seq.get(name)!.value;
     },
     async close() {
       if (db.open) db.close();

@@ -33,5 +33,8 @@ export interface ActorStore {
   save(actor: SaveActor): Promise<number>;
   /** Actors whose wakeAt <= now, oldest first. */
   due(now: number, limit: number): Promise<Array<{ kind: ActorKind; id: string; wakeAt: number }>>;
+  /** Next value of a named durable counter, starting at 0; never hands out a value twice, across restarts and
+   *  processes sharing the store (the vault derivation index uses it). */
+  nextSequence(name: string): Promise<number>;
   close(): Promise<void>;
 }

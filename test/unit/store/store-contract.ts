@@ -76,6 +76,15 @@ export function storeContract(name: string, open: () => Promise<ActorStore>): vo
       expect((await store.load('order', 'same'))!.snapshot).toEqual({ k: 'o' });
     });
 
+    it('a named sequence hands out 0, 1, 2, ... and never the same value twice, even when asked concurrently', async () => {
+      expect(await store.nextSequence('vault:evm')).toBe(0);
+      expect(await store.nextSequence('vault:evm')).toBe(1);
+      expect(await store.nextSequence('vault:bitcoin')).toBe(0);
+      const many = await Promise.all(Array.from({ length: 50 }, () => store.nextSequence('vault:evm')));
+      expect(new Set(many).size).toBe(50);
+      expect(Math.min(...many)).toBe(2);
+    });
+
     it('durable wake-ups: due() lists actors whose wakeAt has passed, oldest first, and a cleared wakeAt leaves the list', async () => {
       await store.save({ ...base, id: 'late', wakeAt: 300, snapshot: {}, expectedVersion: 0 });
       await store.save({ ...base, id: 'early', wakeAt: 100, snapshot: {}, expectedVersion: 0 });

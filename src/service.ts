@@ -1,0 +1,60 @@
+// The composition root of embedded mode: builds store, market, router, actor host, bus and the Family A app from
+// one Config. It listens on nothing (src/main.ts does), so tests and benchmarks build the same service in-process.
+// Like main.ts it is allowed to import actors/ and http/: it is where the layers meet.
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import type Koa from 'koa';
+import { createRuntime, quoteKind, type Runtime } from '../actors/index.js';
+import { createApp } from '../http/index.js';
+import { createInProcessBus } from './bus/index.js';
+import type { Bus } from './bus/types.js';
+import { systemClock, type Clock } from './clock.js';
+import type { Config } from './config.js';
+import type { Logger } from './log.js';
+import { createRouter } from './routing/index.js';
+import { openSqliteStore } from './store/index.js';
+import type { ActorStore } from './store/types.js';
+import { createSimMarket } from './venues/index.js';
+
+export interface EmbeddedService {
+  appA: Koa;
+  bus: Bus;
+  runtime: Runtime;
+  store: ActorStore;
+  clock: Clock;
+  /** Stop taking messages, finish in-flight work, flush snapshots, close the store. */
+  close(): Promise<void>;
+}
+
+export async function createEmbeddedService(
+  config: Config,
+  opts: { logger: Logger; clock?: Clock; newId?: () => string },
+): Promise<EmbeddedService> {
+  const clock = opts.clock ?? systemClock;
+  const store = openSqliteStore(join(config.dataDir, 'router.sqlite'));
+  const market = createSimMarket(config.sim);
+  const router = createRouter({
+    market,
+    deadlines: config.routing.deadlines,
+    pathLimit: config.routing.pathLimit,
+    maxHops: config.routing.maxHops,
+  });
+  const runtime = createRuntime({ store, clock, logger: opts.logger, kinds: [quoteKind({ router, clock })] });
+  const bus = createInProcessBus(config.requestTimeoutMs);
+  const stopServing = await bus.serve(runtime.handle);
+  runtime.start();
+  const appA = createApp({ bus, logger: opts.logger, newId: opts.newId ?? randomUUID, bodyLimitBytes: config.bodyLimitBytes });
+  return {
+    appA,
+    bus,
+    runtime,
+    store,
+    clock,
+    async close() {
+      await stopServing();
+      await runtime.drain();
+      await bus.close();
+      await store.close();
+    },
+  };
+}

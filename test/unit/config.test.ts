@@ -1,0 +1,42 @@
+// One typed config from an injected environment: absent means the default, present but invalid stops the start.
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { ConfigError } from '../../src/errors.js';
+
+describe('Config: defaults make the embedded mode work with no settings at all', () => {
+  it('an empty environment gives the documented defaults', () => {
+    const c = loadConfig({});
+    expect(c.portA).toBe(8080);
+    expect(c.dataDir).toBe('./data');
+    expect(c.sim).toEqual({ seed: 1, latencyScale: 1, failures: true });
+    expect(c.routing.deadlines).toEqual({ fast: 1500, optimal: 10_000 });
+    expect(c.routing.pathLimit).toBe(64);
+  });
+
+  it('present values are read and typed', () => {
+    const c = loadConfig({ ROUTER_PORT_A: '9090', ROUTER_SIM_LATENCY_SCALE: '0', ROUTER_SIM_SEED: '42', ROUTER_SIM_FAILURES: 'off', ROUTER_DATA_DIR: '/tmp/x' });
+    expect(c.portA).toBe(9090);
+    expect(c.sim).toEqual({ seed: 42, latencyScale: 0, failures: false });
+    expect(c.dataDir).toBe('/tmp/x');
+  });
+});
+
+describe('Config: a present but invalid value stops the start with a message naming the variable', () => {
+  const cases: Array<[string, string]> = [
+    ['ROUTER_PORT_A', 'eighty'],
+    ['ROUTER_PORT_A', '70000'],
+    ['ROUTER_SIM_LATENCY_SCALE', '-1'],
+    ['ROUTER_SIM_LATENCY_SCALE', 'fast'],
+    ['ROUTER_SIM_SEED', '1.5'],
+    ['ROUTER_SIM_FAILURES', 'maybe'],
+    ['ROUTER_LOG_LEVEL', 'loud'],
+    ['ROUTER_DATA_DIR', '   '],
+    ['ROUTER_MULTIHOP_PATH_LIMIT', '0'],
+  ];
+  for (const [name, value] of cases) {
+    it(`${name}=${JSON.stringify(value)}`, () => {
+      expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
+      expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(name));
+    });
+  }
+});
