@@ -29,7 +29,7 @@ export interface Config {
     /** ROUTER_MULTIHOP_MAX_HOPS, default 3. */
     maxHops: number;
   };
-  /** How long the edge waits for an actor's reply (ROUTER_REQUEST_TIMEOUT_MS, default 30000). */
+  /** How long the edge waits for an actor's reply (ROUTER_REQUEST_TIMEOUT_MS, default 45000: above the worst optimal multi-hop quote, 3 hops × 10 s). */
   requestTimeoutMs: number;
   /** Shards of the actor space (ROUTER_SHARDS, default 128). */
   shards: number;
@@ -91,7 +91,7 @@ export function loadConfig(env: Env = process.env): Config {
       pathLimit: int(env, 'ROUTER_MULTIHOP_PATH_LIMIT', 64, 1, 10_000),
       maxHops: int(env, 'ROUTER_MULTIHOP_MAX_HOPS', 3, 2, 4),
     },
-    requestTimeoutMs: int(env, 'ROUTER_REQUEST_TIMEOUT_MS', 30_000, 100, 600_000),
+    requestTimeoutMs: int(env, 'ROUTER_REQUEST_TIMEOUT_MS', 45_000, 100, 600_000),
     shards: int(env, 'ROUTER_SHARDS', 128, 1, 65_536),
   };
 }

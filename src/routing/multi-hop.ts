@@ -1,0 +1,123 @@
+// Multi hop: walks the candidate paths of paths.ts hop by hop, asking each hop's venue for the amount that reached
+// it, every request under the mode's deadline. Identical requests within one search are asked once and shared.
+import { assetById } from '../assets/registry.js';
+import type { Asset } from '../assets/types.js';
+import type { Venue, VenueId } from '../venues/types.js';
+import { askVenue } from './ask-venue.js';
+import { buildGraph, searchPaths, type CandidatePath } from './paths.js';
+import { finishRoute, makeStep, name, planStep, type SearchContext } from './steps.js';
+import type { MultiHopAttempt, MultiHopRoute, QuoteAudit, RouteRequest, RouteStep } from './types.js';
+
+export interface MultiHopBounds {
+  maxHops: number;
+  pathLimit: number;
+}
+
+interface Shared {
+  attempt: MultiHopAttempt;
+  /** Creation order, and the lowest path index that used the request: the audit lists attempts by round, then path. */
+  seq: number;
+  minPath: number;
+  done: Promise<MultiHopAttempt>;
+}
+
+export async function multiHop(
+  ctx: SearchContext,
+  req: RouteRequest,
+  from: Asset,
+  to: Asset,
+  venues: readonly Venue[],
+  bounds: MultiHopBounds,
+): Promise<QuoteAudit['multiHop']> {
+  const search = searchPaths(buildGraph(venues), from.id, to.id, bounds.maxHops, bounds.pathLimit);
+  if (search.hops === null) {
+    return {
+      paths: 0,
+      complete: search.complete,
+      hops: null,
+      attempts: [],
+      routes: [],
+      setupError:
+        from.id === to.id
+          ? `The asset sold and the asset received are the same (${name(from)}), so no path exists.`
+          : `No path of 2 to ${bounds.maxHops} hops connects ${name(from)} to ${name(to)} through the admitted venues.`,
+    };
+  }
+
+  const byId = new Map<VenueId, Venue>(venues.map((v) => [v.id, v]));
+  const shared = new Map<string, Shared>();
+
+  const request = (round: number, venue: VenueId, a: Asset, b: Asset, stepAmountIn: bigint, pathIndex: number): Promise<MultiHopAttempt> => {
+    // The step cost is fixed per search, so the amount at hand determines the amount asked: keying on it is keying
+    // on (venue, from, to, amount asked).
+    const key = `${venue}|${a.id}|${b.id}|${stepAmountIn}`;
+    const hit = shared.get(key);
+    if (hit) {
+      hit.minPath = Math.min(hit.minPath, pathIndex);
+      return hit.done;
+    }
+    const attempt: MultiHopAttempt = { round, from: a.id, to: b.id, amountIn: stepAmountIn, venue, elapsedMs: 0, status: 'failed' };
+    const entry: Shared = { attempt, seq: shared.size, minPath: pathIndex, done: runAttempt(attempt, a, b) };
+    shared.set(key, entry);
+    return entry.done;
+  };
+
+  const runAttempt = async (attempt: MultiHopAttempt, a: Asset, b: Asset): Promise<MultiHopAttempt> => {
+    const plan = planStep(ctx, a, b, attempt.amountIn);
+    if (!plan.ok) {
+      attempt.error = plan.error;
+      return attempt;
+    }
+    const venue = byId.get(attempt.venue);
+    if (!venue) {
+      attempt.error = `Venue ${attempt.venue} is not admitted.`;
+      return attempt;
+    }
+    const asked = await askVenue(venue, a, b, plan.venueAmountIn, ctx.deadlineMs);
+    attempt.elapsedMs = asked.elapsedMs;
+    attempt.status = asked.status;
+    if (asked.status === 'failed') attempt.error = asked.error;
+    if (asked.status === 'quoted') attempt.step = makeStep(venue.id, a, b, attempt.amountIn, plan.venueAmountIn, asked.amountOut);
+    return attempt;
+  };
+
+  const walk = async (path: CandidatePath, index: number): Promise<MultiHopRoute> => {
+    const head = { assets: path.assets, venues: path.venues, best: false };
+    const assets = path.assets.map((id) => assetById(id));
+    const steps: RouteStep[] = [];
+    let amount = req.amountIn;
+    // A path moves to its next round as soon as its own previous hop answered: rounds are positions on the path,
+    // and no path waits for a slower, unrelated one.
+    for (let round = 0; round < path.venues.length; round++) {
+      const a = assets[round]!;
+      const b = assets[round + 1]!;
+      const venue = path.venues[round]!;
+      const got = await request(round, venue, a, b, amount, index);
+      if (got.status !== 'quoted' || !got.step) {
+        const what = `Round ${round} (${venue}, ${name(a)} -> ${name(b)})`;
+        const error = got.status === 'timed_out'
+          ? `${what} did not answer within ${ctx.deadlineMs} ms.`
+          : `${what} failed: ${got.error ?? 'no reason given.'}`;
+        return { ...head, status: 'failed', error };
+      }
+      steps.push({ ...got.step });
+      amount = got.step.stepAmountOut;
+    }
+    const done = finishRoute(ctx, req, assets[assets.length - 1]!, steps);
+    return done.ok ? { ...head, status: 'quoted', route: done.route } : { ...head, status: 'failed', error: done.error };
+  };
+
+  const routes = await Promise.all(search.paths.map((p, i) => walk(p, i)));
+  const attempts = [...shared.values()]
+    .sort((x, y) => x.attempt.round - y.attempt.round || x.minPath - y.minPath || x.seq - y.seq)
+    .map((s) => s.attempt);
+  return {
+    // Counts the paths enumerated and tried (= routes.length); `complete: false` says more existed (README).
+    paths: search.paths.length,
+    complete: search.complete,
+    hops: search.hops,
+    attempts,
+    routes,
+    setupError: null,
+  };
+}

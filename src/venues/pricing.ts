@@ -1,0 +1,44 @@
+// How a simulated venue prices a trade, in bigint arithmetic only: convert through the two USD reference prices
+// and decimals, take the fee and the venue's skew in bps, then constant-product-like impact depth / (depth + size).
+import type { Asset } from '../assets/types.js';
+import { VenueFailed } from '../errors.js';
+import { USD_ONE, usdValue } from './prices.js';
+import type { VenueSpec } from './catalog.js';
+
+const BPS = 10_000n;
+
+export interface PriceInputs {
+  spec: VenueSpec;
+  from: Asset;
+  to: Asset;
+  amountIn: bigint;
+  priceIn: bigint;
+  priceOut: bigint;
+  /** This venue's skew on this pair, bps, 0..spec.maxSkewBps. */
+  skewBps: number;
+}
+
+/**
+ * Output in base units of `to`, rounded down. Throws VenueFailed when the venue cannot fill: a trade whose USD
+ * size exceeds the venue's depth, or one so small it rounds to nothing.
+ * The whole product is divided once, so rounding loses at most one base unit of `to`.
+ */
+export function priceTrade(p: PriceInputs): bigint {
+  const { spec, from, to, amountIn } = p;
+  if (amountIn <= 0n) throw new VenueFailed(`${spec.id}: amount must be positive.`);
+  const depth = spec.depthUsd * USD_ONE;
+  const size = usdValue(amountIn, from, p.priceIn);
+  if (size > depth) {
+    throw new VenueFailed(`${spec.id}: insufficient liquidity, ${fmtUsd(size)} USD exceeds the depth of ${spec.depthUsd} USD.`);
+  }
+  const keep = BPS - BigInt(spec.feeBps) - BigInt(p.skewBps);
+  const num = amountIn * p.priceIn * 10n ** BigInt(to.decimals) * keep * depth;
+  const den = p.priceOut * 10n ** BigInt(from.decimals) * BPS * (depth + size);
+  const out = num / den;
+  if (out <= 0n) throw new VenueFailed(`${spec.id}: amount too small, the output rounds to zero.`);
+  return out;
+}
+
+function fmtUsd(v: bigint): string {
+  return (v / USD_ONE).toString();
+}
