@@ -1,0 +1,149 @@
+// The chains port: ledgers of transfers per chain with blocks and balances, and deposit watching.
+// Adapters: the simulated SQLite ledger (embedded mode, tests) now, an EVM JSON-RPC adapter (anvil) later; both pass one contract suite.
+import type { AssetId, ChainName } from '../assets/types.js';
+
+/** A transfer to make. `key` makes it idempotent: one key moves funds once, ever. */
+export interface TransferRequest {
+  /** Idempotency key, e.g. `<order id>:<step index>`; unique across all chains of one ledger. */
+  key: string;
+  chain: ChainName;
+  asset: AssetId;
+  from: string;
+  to: string;
+  /** Base units, > 0. */
+  amount: bigint;
+}
+
+/** A transfer made. */
+export interface Transfer {
+  /** `0x` + 64 hex on EVM chains and Hyperliquid; 64 hex (no prefix) on Bitcoin. */
+  txId: string;
+  key: string;
+  chain: ChainName;
+  asset: AssetId;
+  /** Addresses as the request spelt them (balances and matching use the normalised form, see `accountKey`). */
+  from: string;
+  to: string;
+  amount: bigint;
+  /** Block that includes it: the next block after the height at the time of the transfer (pending until then). */
+  block: number;
+  /** Epoch ms of the transfer, from the ledger's clock. */
+  at: number;
+}
+
+/** An incoming transfer seen at an address, with its confirmations at the time of reading. */
+export interface Deposit {
+  txId: string;
+  chain: ChainName;
+  asset: AssetId;
+  /** The sender: what a null `refund_address` becomes. */
+  from: string;
+  to: string;
+  amount: bigint;
+  block: number;
+  /** `height − block + 1`, never below 0 (0 = sent, not yet in a mined block). */
+  confirmations: number;
+}
+
+export interface Balance {
+  chain: ChainName;
+  /** Normalised account (see `accountKey`). */
+  address: string;
+  asset: AssetId;
+  amount: bigint;
+}
+
+export interface TransferFilter {
+  chain?: ChainName;
+  asset?: AssetId;
+  /** Either side of the transfer (compared normalised). */
+  address?: string;
+  key?: string;
+  txId?: string;
+  /** Inclusive block bounds. */
+  fromBlock?: number;
+  toBlock?: number;
+}
+
+export type OnDeposit = (deposit: Deposit) => void | Promise<void>;
+
+export interface WatchOptions {
+  /** Report a deposit once it has at least this many confirmations; default `requiredConfirmations(chain)`. 0 reports pending ones. */
+  minConfirmations?: number;
+}
+
+export interface DepositWatch {
+  stop(): void;
+}
+
+/**
+ * Deposit watching. Delivery is at least once: a watch reports each qualifying deposit once while it lives, a
+ * callback that throws or rejects is called again on a later poll, and a new watch (after a restart) reports every
+ * qualifying deposit again, so the receiver deduplicates by `txId`.
+ */
+export interface DepositWatcher {
+  /** Confirmations after which a deposit counts as arrived (see README table). */
+  requiredConfirmations(chain: ChainName): number;
+  /** Every incoming transfer to `address` on `chain` (pending ones included, confirmations 0), oldest first. */
+  depositsTo(chain: ChainName, address: string, sinceBlock?: number): Promise<Deposit[]>;
+  /**
+   * Every transfer on `chain` in blocks `fromBlock..toBlock` (inclusive; `toBlock` defaults to the height, i.e.
+   * mined blocks only). A mined block never gains a transfer, so a scanner keeping `last toBlock + 1` as a durable
+   * cursor sees every transfer exactly once per pass.
+   */
+  scan(chain: ChainName, fromBlock: number, toBlock?: number): Promise<Deposit[]>;
+  /** Calls `onDeposit` for deposits to `address` with enough confirmations, existing ones included. */
+  watch(chain: ChainName, address: string, onDeposit: OnDeposit, opts?: WatchOptions): DepositWatch;
+  /** Checks every watch now and resolves when their callbacks have settled (the timer does this on its own). */
+  poll(): Promise<void>;
+}
+
+/** One chain's ledger. */
+export interface ChainLedger {
+  readonly chain: ChainName;
+  /** Target time between blocks, ms. */
+  readonly blockMs: number;
+  height(): Promise<number>;
+  transfer(t: Omit<TransferRequest, 'chain'>): Promise<Transfer>;
+  balanceOf(address: string, asset: AssetId): Promise<bigint>;
+  transfers(filter?: Omit<TransferFilter, 'chain'>): Promise<Transfer[]>;
+  confirmations(tx: { block: number }): Promise<number>;
+}
+
+/** All chains behind one facade. */
+export interface Chains extends DepositWatcher {
+  ledger(chain: ChainName): ChainLedger;
+  height(chain: ChainName): Promise<number>;
+  /**
+   * Moves `amount` once per `key`: the same key (also concurrently, also after a restart) answers the first transfer
+   * and moves nothing again, whatever the later request says. Refuses with `InsufficientFunds` when `from` is a
+   * bounded account without the balance; a refusal moves nothing and is not remembered, so the key may be retried.
+   * Durable before it resolves.
+   */
+  transfer(t: TransferRequest): Promise<Transfer>;
+  balanceOf(chain: ChainName, address: string, asset: AssetId): Promise<bigint>;
+  /** Non-zero balances, every account kind included (mint and pools are negative or positive). */
+  balances(filter?: { chain?: ChainName; asset?: AssetId; address?: string }): Promise<Balance[]>;
+  /** Transfers in the order they were made. */
+  transfers(filter?: TransferFilter): Promise<Transfer[]>;
+  confirmations(tx: { chain: ChainName; block: number }): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** What a user's deposit looks like to the simulation: external money sent from `from` to `to`. */
+export interface SimulatedDeposit {
+  chain: ChainName;
+  asset: AssetId;
+  /** The sender, an ordinary account: the amount is minted into it first, then sent. */
+  from: string;
+  to: string;
+  amount: bigint;
+  /** Makes the deposit idempotent; default a fresh uuid. The sending transfer has this key, the mint `mint:<key>`. */
+  key?: string;
+}
+
+/** The simulated adapter: the port plus the dev listener's deposit hook. */
+export interface SimChains extends Chains {
+  /** Mints `amount` into the sender and transfers it to `to`; answers the sending transfer (the deposit). */
+  simulateDeposit(d: SimulatedDeposit): Promise<Transfer>;
+}

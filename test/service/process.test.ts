@@ -1,0 +1,70 @@
+// `npm start` as users run it: a child process in embedded mode that serves Family A, drains on SIGTERM, and
+// refuses an invalid configuration with a message naming the variable.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+async function freePort(): Promise<number> {
+  const s = createServer();
+  s.listen(0, '127.0.0.1');
+  await once(s, 'listening');
+  const port = (s.address() as { port: number }).port;
+  s.close();
+  await once(s, 'close');
+  return port;
+}
+
+function start(env: Record<string, string>) {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (err += d));
+  return { child, out: () => out, err: () => err };
+}
+
+describe('npm start runs the service in embedded mode (no other server needed)', () => {
+  it('answers GET /health and POST /quote, logs JSON lines with a request id, and drains on SIGTERM', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'router-proc-'));
+    const port = await freePort();
+    const p = start({ ROUTER_PORT_A: String(port), ROUTER_HOST: '127.0.0.1', ROUTER_DATA_DIR: dir, ROUTER_SIM_LATENCY_SCALE: '0' });
+    try {
+      const deadline = Date.now() + 15_000;
+      while (!p.out().includes('"listening"') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      const health = await fetch(`http://127.0.0.1:${port}/health`);
+      expect(health.status).toBe(200);
+      expect(health.headers.get('content-type')).toBe('text/plain; charset=utf-8');
+      expect(await health.text()).toBe('ok');
+      const q = await fetch(`http://127.0.0.1:${port}/quote`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-request-id': 'proc-test-1' },
+        body: JSON.stringify({ from: 'base.usdc', to: 'arbitrum.usdc', from_amount: '100', return_full_route: true, quote_mode: 'fast' }),
+      });
+      expect([200, 422]).toContain(q.status);
+      expect(q.headers.get('x-request-id')).toBe('proc-test-1');
+      p.child.kill('SIGTERM');
+      const [code] = await once(p.child, 'exit');
+      expect(code).toBe(0);
+      const lines = p.out().trim().split('\n').map((l) => JSON.parse(l));
+      expect(lines.some((l) => l.req_id === 'proc-test-1')).toBe(true);
+      expect(lines.at(-1).msg).toBe('stopped');
+    } finally {
+      p.child.kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('an invalid setting stops the start with a message naming the variable', async () => {
+    const p = start({ ROUTER_SIM_LATENCY_SCALE: 'fast' });
+    const [code] = await once(p.child, 'exit');
+    expect(code).toBe(2);
+    expect(p.err()).toMatch(/ROUTER_SIM_LATENCY_SCALE/);
+  });
+});

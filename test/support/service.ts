@@ -1,0 +1,51 @@
+// The embedded service built in-process (no child process) on a temp data dir, listening on a free loopback port.
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../../src/config.js';
+import { createLogger } from '../../src/log.js';
+import { createEmbeddedService, type EmbeddedService } from '../../src/service.js';
+
+export interface RunningService {
+  url: string;
+  service: EmbeddedService;
+  dataDir: string;
+  post(path: string, body: unknown): Promise<{ status: number; body: any; headers: Headers }>;
+  stop(): Promise<void>;
+}
+
+export async function startService(env: Record<string, string> = {}, dataDir?: string): Promise<RunningService> {
+  const dir = dataDir ?? mkdtempSync(join(tmpdir(), 'router-svc-'));
+  const config = loadConfig({
+    ROUTER_DATA_DIR: dir,
+    ROUTER_SIM_LATENCY_SCALE: '0',
+    ROUTER_SIM_FAILURES: 'off',
+    ROUTER_LOG_LEVEL: 'silent',
+    ...env,
+  });
+  const service = await createEmbeddedService(config, { logger: createLogger(config.logLevel) });
+  const server: Server = service.appA.listen(0, '127.0.0.1');
+  await new Promise((r) => server.once('listening', r));
+  const addr = server.address();
+  const url = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
+  return {
+    url,
+    service,
+    dataDir: dir,
+    async post(path, body) {
+      const res = await fetch(url + path, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+      });
+      const text = await res.text();
+      return { status: res.status, body: text ? JSON.parse(text) : null, headers: res.headers };
+    },
+    async stop() {
+      await new Promise((r) => server.close(r));
+      await service.close();
+      if (!dataDir) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
