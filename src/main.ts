@@ -9,7 +9,7 @@ import { createEmbeddedService } from './service.js';
 async function main(): Promise<void> {
   let config: Config;
   try {
-    config = loadConfig(process.env);
+    config = loadConfig();
   } catch (err) {
     if (err instanceof ConfigError) {
       console.error(`swap-router: invalid configuration: ${err.message}`);

@@ -29,7 +29,7 @@ export interface Asset {
   /** Presentation symbol, upper case as the issuer writes it (USDC, WETH, cbBTC...). */
   symbol: string;
   decimals: number;
-  /** Contract address (EVM, lowercase) or token id (Hyperliquid); null for a native coin. */
+  /** Contract address (EVM, lowercase) or token id (Hyperliquid, HYPE included); null for ETH and BTC natives. */
   address: string | null;
   native: boolean;
   /** Key into the USD reference price table (ETH, BTC, USD, HYPE). */

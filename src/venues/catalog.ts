@@ -204,11 +204,12 @@ export const VENUE_SPECS: Readonly<Record<VenueId, VenueSpec>> = {
   lifi_standard: spec({
     id: 'lifi_standard', kind: 'aggregator',
     role: 'LI.FI ordered for price: waits for every bridge and DEX, cheaper but slow (often cut off in fast mode)',
-    routesSummary: 'ETH, WETH, USDC, USDT cross-chain any to any between all five EVM chains',
+    routesSummary: 'ETH, WETH, USDC, USDT (and Robinhood USDG) cross-chain any to any between all five EVM chains',
     feeBps: 6, depthUsd: 6_000_000n, maxSkewBps: 4,
     latency: { medianMs: 2600, sigma: 0.45 }, failureRate: 0.02, timeoutRate: 0.015,
     failureMessages: ['no available quotes for the requested transfer', 'all bridges failed', ...GENERIC],
-    routes: () => anyAcross(['ethereum', 'base', 'arbitrum', 'robinhood', 'ink'], ['ETH', 'WETH', 'USDC', 'USDT']),
+    // USDG is Robinhood Chain's dollar (it has no Circle USDC); LI.FI is its way out to the other chains' stables.
+    routes: () => anyAcross(['ethereum', 'base', 'arbitrum', 'robinhood', 'ink'], ['ETH', 'WETH', 'USDC', 'USDT', 'USDG']),
   }),
   mayan: spec({
     id: 'mayan', kind: 'intents',

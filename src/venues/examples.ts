@@ -32,6 +32,6 @@ export const EXAMPLE_PAIRS: { readonly direct: readonly ExamplePair[]; readonly 
     { name: 'bitcoin BTC -> arbitrum USDT', from: id('bitcoin', 'BTC'), to: id('arbitrum', 'USDT'), amountIn: 10_000_000n, note: 'via ethereum USDT or ETH (chainflip/near_intents, then across/mayan/transit/lifi_standard)' },
     { name: 'bitcoin BTC -> base ETH', from: id('bitcoin', 'BTC'), to: id('base', 'ETH'), amountIn: 10_000_000n, note: 'via ethereum ETH or USDC (chainflip/near_intents, then across/relay/mayan/...)' },
     { name: 'hyperliquid HYPE -> base ETH', from: id('hyperliquid', 'HYPE'), to: id('base', 'ETH'), amountIn: 10_000_000_000n, note: 'via hyperliquid USDC (hyperliquid_spot, then nordstern)' },
-    { name: 'robinhood USDC -> bitcoin BTC', from: id('robinhood', 'USDC'), to: id('bitcoin', 'BTC'), amountIn: 1_000_000_000n, note: 'via ethereum USDC (relay or lifi_standard, then chainflip/near_intents)' },
+    { name: 'robinhood USDG -> bitcoin BTC', from: id('robinhood', 'USDG'), to: id('bitcoin', 'BTC'), amountIn: 1_000_000_000n, note: 'via ethereum USDC (lifi_standard, then chainflip/near_intents)' },
   ],
 };

@@ -45,7 +45,7 @@ function coreRoute(body: any): PricedRoute {
 
 describe('POST /quote: creates a quote, the best route across admitted venues', () => {
   it('a direct pair (base.usdc → arbitrum.usdc) answers 200 with a one-step route whose amounts hold every invariant', async () => {
-    const r = await svc.post('/quote', { from: 'base.usdc', to: 'arbitrum.usdc', from_amount: '2500', return_full_route: true, format: 'raw' });
+    const r = await svc.post('/quote', { from: 'base.usdc', to: 'arbitrum.usdc', from_amount: '2500000000', return_full_route: true, format: 'raw' });
     expect(r.status).toBe(200);
     expect(r.body.route).toHaveLength(1);
     const route = coreRoute(r.body);
@@ -54,7 +54,7 @@ describe('POST /quote: creates a quote, the best route across admitted venues', 
 
   it('bitcoin → an Arbitrum stablecoin has no direct venue: multi-hop search decides the answer', async () => {
     const r = await svc.post('/quote', {
-      from: 'bitcoin.btc', to: 'arbitrum.usdc', from_amount: '0.5', return_full_route: true, include_candidates: true, format: 'raw',
+      from: 'bitcoin.btc', to: 'arbitrum.usdc', from_amount: '50000000', return_full_route: true, include_candidates: true, format: 'raw',
     });
     expect(r.status).toBe(200);
     expect(r.body.quote_candidates.single_hop).toEqual([]);

@@ -1,0 +1,101 @@
+// The OpenAPI 3.1 document of Family A (spec 9: version 0.2.47), served at GET /openapi.json. Its schemas are the
+// very objects ajv validates requests with (schemas.ts), so what is published is what is enforced.
+import { FAMILY_A_SCHEMAS, ref, type JsonSchema, type SchemaName } from './schemas.js';
+
+export const FAMILY_A_VERSION = '0.2.47';
+
+const requestIdHeader = { $ref: '#/components/headers/XRequestId' };
+
+function json(description: string, schema: SchemaName): JsonSchema {
+  return {
+    description,
+    headers: { 'X-Request-Id': requestIdHeader },
+    content: { 'application/json': { schema: ref(schema) } },
+  };
+}
+
+/** Statuses every JSON endpoint can answer besides its own (spec 7: every non-success is the `{error}` envelope). */
+const commonErrors: Record<string, JsonSchema> = {
+  '404': json('No such path.', 'Error'),
+  '405': json('The path exists but not with this method; `Allow` lists the methods it has.', 'Error'),
+  '500': json('Something failed; the body gives the request id to report.', 'Error'),
+  '503': json('The service is unavailable for a moment; retry after `Retry-After` seconds.', 'Error'),
+};
+
+export function familyAOpenApi(): JsonSchema {
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Swap router: Family A',
+      version: FAMILY_A_VERSION,
+      description:
+        'Cross-chain swap quotes (snake_case family). Every answer carries `X-Request-Id` (the caller\'s when it is ' +
+        '1–128 characters of [A-Za-z0-9._:-], else a fresh uuid). Request bodies are `application/json` in utf-8.',
+    },
+    servers: [{ url: '{base_url}', variables: { base_url: { default: 'http://localhost:8080' } } }],
+    paths: {
+      '/quote': {
+        post: {
+          operationId: 'createQuote',
+          summary: 'Creates a quote, the best route across admitted venues.',
+          parameters: [{ $ref: '#/components/parameters/XRequestId' }],
+          requestBody: { required: true, content: { 'application/json': { schema: ref('QuoteRequest') } } },
+          responses: {
+            '200': json('The quote.', 'Quote'),
+            '400': json('Malformed request, unknown asset, same asset on both sides, invalid amount, or both venue lists set.', 'Error'),
+            '413': json('The request body is larger than the configured limit.', 'Error'),
+            '415': json('The body is not `application/json` in utf-8, or is compressed.', 'Error'),
+            '422': json('No venue could quote the pair and amount.', 'QuoteRefusal'),
+            ...commonErrors,
+          },
+        },
+      },
+      '/health': {
+        get: {
+          operationId: 'health',
+          summary: 'Liveness.',
+          responses: {
+            '200': {
+              description: '`ok` while the service is serving.',
+              headers: { 'X-Request-Id': requestIdHeader },
+              content: { 'text/plain; charset=utf-8': { schema: { type: 'string', const: 'ok' } } },
+            },
+            ...commonErrors,
+          },
+        },
+      },
+      '/openapi.json': {
+        get: {
+          operationId: 'openapi',
+          summary: 'This document.',
+          responses: {
+            '200': {
+              description: 'The OpenAPI 3.1 document of Family A.',
+              headers: { 'X-Request-Id': requestIdHeader },
+              content: { 'application/json': { schema: { type: 'object' } } },
+            },
+            ...commonErrors,
+          },
+        },
+      },
+    },
+    components: {
+      schemas: FAMILY_A_SCHEMAS,
+      headers: {
+        XRequestId: {
+          description: 'The request id, also on every log line of the request.',
+          schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' },
+        },
+      },
+      parameters: {
+        XRequestId: {
+          name: 'X-Request-Id',
+          in: 'header',
+          required: false,
+          description: 'Kept when it is 1–128 characters of [A-Za-z0-9._:-]; otherwise replaced by a fresh uuid.',
+          schema: { type: 'string' },
+        },
+      },
+    },
+  };
+}

@@ -1,0 +1,4 @@
+// Public names of the HTTP edge: one Koa app per family (only Family A so far) and the pieces they share.
+export { createApp, createApp as createFamilyAApp, familyAOpenApi, FAMILY_A_VERSION, type FamilyADeps } from './family-a/index.js';
+export { HttpError } from './http-error.js';
+export { REQUEST_ID_HEADER, acceptRequestId } from './request-id.js';
