@@ -173,7 +173,7 @@ export interface Answered {
   status: number;
   headers: Headers;
   text: string;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+   
   body: any;
 }
 
@@ -236,7 +236,7 @@ const addFormats: FormatsPlugin =
 export class Contract {
   private readonly validators = new Map<string, ValidateFunction>();
   private constructor(
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+     
     readonly doc: any,
     private readonly ajv: Ajv2020,
   ) {}
