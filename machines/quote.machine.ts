@@ -21,14 +21,24 @@ export interface QuoteRefusal {
   audit: QuoteAudit | null;
 }
 
+/** The one order a quote is bound to (spec 4, POST /order: one quote binds one order). */
+export interface QuoteBinding {
+  orderId: string;
+  toAddress: string;
+  refundAddress: string | null;
+  boundAt: number;
+}
+
 export interface QuoteContext {
   id: string;
   request: QuoteRequest;
   quote: Quote | null;
   refusal: QuoteRefusal | null;
+  binding: QuoteBinding | null;
 }
 
-export type QuoteEvent = { type: 'quote.noop' };
+/** `at` is the host's clock when the command arrived; the machine never reads a clock. */
+export type QuoteEvent = { type: 'quote.bind'; orderId: string; toAddress: string; refundAddress: string | null; at: number };
 
 export const PRICE_ROUTES = 'priceRoutes';
 
@@ -49,7 +59,7 @@ export const quoteMachine = setup({
   },
 }).createMachine({
   id: 'quote',
-  context: ({ input }) => ({ id: input.id, request: input.request, quote: null, refusal: null }),
+  context: ({ input }) => ({ id: input.id, request: input.request, quote: null, refusal: null, binding: null }),
   initial: 'pricing',
   states: {
     pricing: {
@@ -93,8 +103,28 @@ export const quoteMachine = setup({
         },
       },
     },
-    /** Priced and stored; the order issue adds binding to one order here. */
-    quoted: {},
+    /** Priced and stored, waiting for an order. After expires_at a bind attempt expires it instead. */
+    quoted: {
+      on: {
+        'quote.bind': [
+          { guard: ({ context, event }) => event.at > context.quote!.expiresAt, target: 'expired' },
+          {
+            target: 'bound',
+            actions: assign({
+              binding: ({ event }) => ({
+                orderId: event.orderId,
+                toAddress: event.toAddress,
+                refundAddress: event.refundAddress,
+                boundAt: event.at,
+              }),
+            }),
+          },
+        ],
+      },
+    },
+    /** Bound to exactly one order; later binds are answered from the binding (same addresses → same order, else 409). */
+    bound: { type: 'final' },
+    expired: { type: 'final' },
     refused: { type: 'final' },
   },
 });

@@ -7,12 +7,20 @@ import { QuoteRefused } from '../../src/errors.js';
 import { fromErrorData } from '../../src/errors.js';
 import { encodeJson, roundTrip } from '../../src/store/codec.js';
 import type { RoutingResult } from '../../src/routing/types.js';
+import { QUOTE_VALIDITY_MS } from '../../src/quotes/types.js';
 import { quoteRequest, routingResult } from '../support/fixtures.js';
 import { testHost } from '../support/host.js';
 
 const AT = Date.parse('2026-11-22T10:00:00Z');
 const done = (result: RoutingResult) => ({ type: `xstate.done.actor.${PRICE_ROUTES}`, output: { result, at: AT } });
-const events = [done(routingResult(true)), done(routingResult(false)), { type: `xstate.error.actor.${PRICE_ROUTES}`, error: new Error('boom') }];
+const bind = (at: number) => ({ type: 'quote.bind', orderId: 'o-1', toAddress: '0xTo', refundAddress: null, at });
+const events = [
+  done(routingResult(true)),
+  done(routingResult(false)),
+  { type: `xstate.error.actor.${PRICE_ROUTES}`, error: new Error('boom') },
+  bind(AT + 1_000),
+  bind(AT + QUOTE_VALIDITY_MS + 1),
+];
 
 const paths = getShortestPaths(quoteMachine, {
   input: { id: 'q-graph', request: quoteRequest() },
@@ -24,7 +32,7 @@ const paths = getShortestPaths(quoteMachine, {
 
 /** The fan-out a path's events describe, as the runtime will run it. */
 function routeFor(pathEvents: Array<{ type: string; output?: { result: RoutingResult } }>) {
-  const last = pathEvents.at(-1);
+  const last = pathEvents.filter((e) => e.type.startsWith('xstate.')).at(-1);
   return async () => {
     if (!last) return new Promise<RoutingResult>(() => {});
     if (last.type.startsWith('xstate.error')) throw new Error('boom');
@@ -33,9 +41,9 @@ function routeFor(pathEvents: Array<{ type: string; output?: { result: RoutingRe
 }
 
 describe('quote.machine: every state is reachable by a generated path, and the actor host ends there', () => {
-  it('the graph reaches pricing, quoted and refused', () => {
+  it('the graph reaches pricing, quoted, refused, bound and expired', () => {
     const reached = new Set(paths.map((p) => JSON.stringify(p.state.value)));
-    expect(reached).toEqual(new Set(['"pricing"', '"quoted"', '"refused"']));
+    expect(reached).toEqual(new Set(['"pricing"', '"quoted"', '"refused"', '"bound"', '"expired"']));
   });
 
   for (const path of paths) {
@@ -44,16 +52,32 @@ describe('quote.machine: every state is reachable by a generated path, and the a
     if (target === 'pricing') continue; // the host answers only once pricing has ended; covered below
     it(`${steps} ⇒ ${target}`, async () => {
       const host = testHost({ route: routeFor(path.steps.map((s) => s.event) as never), alwaysReplay: true });
-      const reply = await host.runtime.handle({
+      let reply = await host.runtime.handle({
         ref: { kind: 'quote', id: 'q-graph' },
         message: roundTrip({ type: 'quote.request', request: quoteRequest() }),
       });
+      // Quoting happens at the host's clock; bind events replay the path's times relative to it.
+      const quotedAt = host.clock.now();
+      for (const step of path.steps.filter((st) => st.event.type === 'quote.bind')) {
+        const e = step.event as unknown as ReturnType<typeof bind>;
+        host.clock.set(quotedAt + (e.at - AT));
+        reply = await host.runtime.handle({
+          ref: { kind: 'quote', id: 'q-graph' },
+          message: roundTrip({ type: 'quote.bind', orderId: e.orderId, toAddress: e.toAddress, refundAddress: e.refundAddress }),
+        });
+      }
       const stored = await host.store.load('quote', 'q-graph');
       expect((stored!.snapshot as { value: unknown }).value).toBe(target);
       // The stored snapshot survives a JSON round trip unchanged (bigints through the codec).
       expect(roundTrip(stored!.snapshot)).toEqual(stored!.snapshot);
       const ctx = (stored!.snapshot as { context: QuoteContext }).context;
-      if (target === 'quoted') {
+      if (target === 'bound') {
+        expect(reply).toEqual({ ok: true, value: { orderId: 'o-1' } });
+        expect(ctx.binding).toMatchObject({ orderId: 'o-1', toAddress: '0xTo', refundAddress: null });
+      } else if (target === 'expired') {
+        expect(reply.ok).toBe(false);
+        if (!reply.ok) expect(reply.error.code).toBe('quote_expired');
+      } else if (target === 'quoted') {
         expect(reply.ok).toBe(true);
         expect(ctx.quote!.expiresAt - ctx.quote!.quotedAt).toBe(10 * 60 * 1000);
         expect(ctx.quote!.route).toEqual(routingResult(true).best);
@@ -82,5 +106,58 @@ describe('quote.machine: every state is reachable by a generated path, and the a
     expect((await pending).ok).toBe(true);
     expect(calls).toBe(1);
     await host.close();
+  });
+});
+
+describe('POST /order rules at the quote actor: one quote binds one order', () => {
+  const ref = { kind: 'quote' as const, id: 'q-bind' };
+  const bindMsg = (orderId: string, toAddress = '0xA', refundAddress: string | null = null) => ({
+    type: 'quote.bind', orderId, toAddress, refundAddress,
+  });
+
+  it('Repeating the call with the same quote_id and the same addresses returns the order already created', async () => {
+    const host = testHost({ route: async () => routingResult(true) });
+    await host.runtime.handle({ ref, message: { type: 'quote.request', request: quoteRequest() } });
+    expect(await host.runtime.handle({ ref, message: bindMsg('first') })).toEqual({ ok: true, value: { orderId: 'first' } });
+    expect(await host.runtime.handle({ ref, message: bindMsg('second') })).toEqual({ ok: true, value: { orderId: 'first' } });
+    await host.close();
+  });
+
+  it('Changing the addresses for a quote already used is rejected (409)', async () => {
+    const host = testHost({ route: async () => routingResult(true) });
+    await host.runtime.handle({ ref, message: { type: 'quote.request', request: quoteRequest() } });
+    await host.runtime.handle({ ref, message: bindMsg('first') });
+    const other = await host.runtime.handle({ ref, message: bindMsg('second', '0xB') });
+    expect(other.ok).toBe(false);
+    if (!other.ok) expect(other.error.code).toBe('quote_already_bound');
+    const refund = await host.runtime.handle({ ref, message: bindMsg('third', '0xA', 'bc1q') });
+    if (!refund.ok) expect(refund.error.code).toBe('quote_already_bound');
+    expect(refund.ok).toBe(false);
+    await host.close();
+  });
+
+  it('50 concurrent binds of one quote make exactly one order', async () => {
+    const host = testHost({ route: async () => routingResult(true), alwaysReplay: false });
+    await host.runtime.handle({ ref, message: { type: 'quote.request', request: quoteRequest() } });
+    const replies = await Promise.all(Array.from({ length: 50 }, (_, i) => host.runtime.handle({ ref, message: bindMsg(`o${i}`) })));
+    const ids = new Set(replies.map((r) => (r.ok ? (r.value as { orderId: string }).orderId : r.error.code)));
+    expect(ids.size).toBe(1);
+    await host.close();
+  });
+
+  it('a quote is refused on order creation after expires_at (410), and a refused quote is unknown (400)', async () => {
+    const host = testHost({ route: async () => routingResult(true) });
+    await host.runtime.handle({ ref, message: { type: 'quote.request', request: quoteRequest() } });
+    host.clock.advance(QUOTE_VALIDITY_MS + 1);
+    const late = await host.runtime.handle({ ref, message: bindMsg('late') });
+    expect(late.ok).toBe(false);
+    if (!late.ok) expect(late.error.code).toBe('quote_expired');
+    const refused = testHost({ route: async () => routingResult(false) });
+    await refused.runtime.handle({ ref, message: { type: 'quote.request', request: quoteRequest() } });
+    const r = await refused.runtime.handle({ ref, message: bindMsg('x') });
+    if (!r.ok) expect(r.error.code).toBe('quote_not_found');
+    expect(r.ok).toBe(false);
+    await host.close();
+    await refused.close();
   });
 });
