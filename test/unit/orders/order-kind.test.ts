@@ -1,0 +1,91 @@
+// The order actor hosted by the runtime with real effects: HD vaults, the simulated ledger and venues.
+// (Groundwork of issue 3: the deposit watcher, the dev listener and the HTTP wiring come next.)
+import { describe, expect, it } from 'vitest';
+import { createRuntime } from '../../../actors/runtime.js';
+import { orderKind, FEES_ACCOUNT } from '../../../actors/kinds/order.js';
+import { quoteKind } from '../../../actors/kinds/quote.js';
+import { openSimChains } from '../../../src/chains/index.js';
+import { ManualClock } from '../../../src/clock.js';
+import { createLogger } from '../../../src/log.js';
+import type { OrderView } from '../../../src/orders/types.js';
+import type { Quote } from '../../../src/quotes/types.js';
+import { createRouter } from '../../../src/routing/index.js';
+import { openSqliteStore } from '../../../src/store/sqlite-store.js';
+import { createVaults, parseSeed } from '../../../src/vaults/index.js';
+import { createSimMarket } from '../../../src/venues/index.js';
+import { quoteRequest } from '../../support/fixtures.js';
+
+const SEED = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
+const WEEK = 7 * 24 * 3600 * 1000;
+
+async function world() {
+  const clock = new ManualClock(undefined, Date.parse('2026-11-22T10:00:00Z'));
+  const store = openSqliteStore(':memory:');
+  const chains = openSimChains({ file: ':memory:', clock, pollMs: 0 });
+  const market = createSimMarket({ seed: 7, latencyScale: 0, failures: false });
+  const router = createRouter({ market, deadlines: { fast: 200, optimal: 200 }, pathLimit: 16 });
+  const vaults = createVaults({ seed: parseSeed(SEED), sequences: store });
+  const runtime = createRuntime({
+    store, clock, logger: createLogger('silent'), alwaysReplay: true,
+    kinds: [
+      quoteKind({ router, clock }),
+      orderKind({ clock, vaults, chains, market, policy: { maxAttempts: 3, backoffMs: 1000, shortfallToleranceBps: 100, maxAmountIn: null } }),
+    ],
+  });
+  const ask = async <T>(kind: 'quote' | 'order', id: string, message: Record<string, unknown> & { type: string }) => {
+    const r = await runtime.handle({ ref: { kind, id }, message });
+    if (!r.ok) throw new Error(`${r.error.code}: ${r.error.message}`);
+    return r.value as T;
+  };
+  const quote = await ask<Quote>('quote', 'q1', { type: 'quote.request', request: quoteRequest({ amountIn: 1_000_000_000n }) });
+  const order = await ask<OrderView>('order', 'o1', { type: 'order.create', quote, toAddress: '0x9858EfFD232B4033E47d90003D41EC34EcaEda94', refundAddress: null });
+  return { clock, store, chains, runtime, ask, quote, order };
+}
+
+describe('Order creation: status awaiting_deposit, a fresh deposit address, deposit_deadline seven days after creation', () => {
+  it('answers the order and stores its deadline as a durable wake-up', async () => {
+    const w = await world();
+    expect(w.order.status).toBe('awaiting_deposit');
+    expect(w.order.depositAddress).toMatch(/^0x[0-9a-fA-F]{40}$/);
+    expect(w.order.depositDeadline - w.order.createdAt).toBe(WEEK);
+    expect((await w.store.load('order', 'o1'))!.wakeAt).toBe(w.order.depositDeadline);
+  });
+});
+
+describe('awaiting_deposit → expired when deposit_deadline passes with nothing deposited', () => {
+  it('fires from the store at the deadline', async () => {
+    const w = await world();
+    w.clock.advance(WEEK - 1);
+    expect(await w.runtime.fireDue()).toBe(0);
+    w.clock.advance(1);
+    expect(await w.runtime.fireDue()).toBe(1);
+    expect((await w.ask<OrderView>('order', 'o1', { type: 'order.get' })).status).toBe('expired');
+  });
+});
+
+describe('awaiting_deposit → funded → executing → delivered, with refund_address set to the sender', () => {
+  it('delivers amount_out to to_address and conserves every unit', async () => {
+    const w = await world();
+    const from = '0x000000000000000000000000000000000000dEaD';
+    const dep = await w.chains.simulateDeposit({ chain: 'base', asset: w.quote.route.from, from, to: w.order.depositAddress, amount: 1_000_000_000n });
+    const seen = await w.ask<OrderView>('order', 'o1', { type: 'deposit', txId: dep.txId, from, amount: 1_000_000_000n, confirmations: 0, required: 1 });
+    expect(seen.status).toBe('funded');
+    expect(seen.refundAddress).toBe(from);
+    await w.ask('order', 'o1', { type: 'deposit', txId: dep.txId, from, amount: 1_000_000_000n, confirmations: 1, required: 1 });
+    let view: OrderView;
+    for (let i = 0; ; i++) {
+      view = await w.ask<OrderView>('order', 'o1', { type: 'order.get' });
+      if (view.status === 'delivered' || i > 200) break;
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    expect(view.status).toBe('delivered');
+    expect(view.amountOut! > 0n).toBe(true);
+    const to = w.quote.route.to;
+    expect(await w.chains.balanceOf('arbitrum', '0x9858EfFD232B4033E47d90003D41EC34EcaEda94', to)).toBe(view.amountOut);
+    // Source side: what was deposited = what the venues took + the costs; nothing is left at the deposit address.
+    expect(await w.chains.balanceOf('base', w.order.depositAddress, w.quote.route.from)).toBe(0n);
+    const fees = await w.chains.balanceOf('base', FEES_ACCOUNT, w.quote.route.from);
+    const pools = (await w.chains.balances({ chain: 'base', asset: w.quote.route.from })).filter((b) => b.address.startsWith('pool:'));
+    expect(pools.reduce((s, b) => s + b.amount, 0n) + fees).toBe(1_000_000_000n);
+  });
+});
