@@ -1,6 +1,7 @@
 // The one typed config, built from an injected environment at start. Absent = default; present but invalid
 // stops the start with a ConfigError naming the variable. Nothing else in the service reads process.env.
 import { ConfigError } from './errors.js';
+import { parseSeed, type MasterSeed } from './vaults/seed.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -33,6 +34,17 @@ export interface Config {
   requestTimeoutMs: number;
   /** Shards of the actor space (ROUTER_SHARDS, default 128). */
   shards: number;
+  /** ROUTER_VAULT_SEED (BIP-39 mnemonic or 64-byte hex), parsed at once so the text never sits in the config;
+   *  null = embedded mode generates `<dataDir>/vault-seed` on first start. */
+  vaultSeed: MasterSeed | null;
+  orders: {
+    /** ROUTER_ORDER_MAX_ATTEMPTS, default 5: attempts of one step before the order is stalled. */
+    maxAttempts: number;
+    /** ROUTER_ORDER_BACKOFF_MS, default 2000: first retry delay, doubling. */
+    backoffMs: number;
+    /** ROUTER_ORDER_SHORTFALL_TOLERANCE_BPS, default 100: a step re-priced this far below its quote freezes the order. */
+    shortfallToleranceBps: number;
+  };
 }
 
 type Env = Record<string, string | undefined>;
@@ -93,5 +105,11 @@ export function loadConfig(env: Env = process.env): Config {
     },
     requestTimeoutMs: int(env, 'ROUTER_REQUEST_TIMEOUT_MS', 45_000, 100, 600_000),
     shards: int(env, 'ROUTER_SHARDS', 128, 1, 65_536),
+    vaultSeed: env.ROUTER_VAULT_SEED === undefined || env.ROUTER_VAULT_SEED === '' ? null : parseSeed(env.ROUTER_VAULT_SEED),
+    orders: {
+      maxAttempts: int(env, 'ROUTER_ORDER_MAX_ATTEMPTS', 5, 1, 100),
+      backoffMs: int(env, 'ROUTER_ORDER_BACKOFF_MS', 2000, 1, 3_600_000),
+      shortfallToleranceBps: int(env, 'ROUTER_ORDER_SHORTFALL_TOLERANCE_BPS', 100, 0, 10_000),
+    },
   };
 }

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type Koa from 'koa';
-import { createRuntime, quoteKind, type Runtime } from '../actors/index.js';
+import { createRuntime, orderKind, quoteKind, type Runtime } from '../actors/index.js';
 import { createApp } from '../http/index.js';
 import { createInProcessBus } from './bus/index.js';
 import type { Bus } from './bus/types.js';
@@ -15,6 +15,8 @@ import { createRouter } from './routing/index.js';
 import { openSqliteStore } from './store/index.js';
 import type { ActorStore } from './store/types.js';
 import { createSimMarket } from './venues/index.js';
+import { openSimChains } from './chains/index.js';
+import { createVaults, loadOrCreateSeed } from './vaults/index.js';
 
 export interface EmbeddedService {
   appA: Koa;
@@ -31,15 +33,24 @@ export async function createEmbeddedService(
   opts: { logger: Logger; clock?: Clock; newId?: () => string },
 ): Promise<EmbeddedService> {
   const clock = opts.clock ?? systemClock;
-  const store = openSqliteStore(join(config.dataDir, 'router.sqlite'));
+  const file = join(config.dataDir, 'router.sqlite');
+  const store = openSqliteStore(file);
   const market = createSimMarket(config.sim);
+  // The simulated ledger shares the store's file (its tables are ledger_*), so one file holds the embedded world.
+  const chains = openSimChains({ file, clock });
+  const seed = await loadOrCreateSeed({ configured: config.vaultSeed, dataDir: config.dataDir, logger: opts.logger, allowGenerate: true });
+  const vaults = createVaults({ seed, sequences: store });
   const router = createRouter({
     market,
     deadlines: config.routing.deadlines,
     pathLimit: config.routing.pathLimit,
     maxHops: config.routing.maxHops,
   });
-  const runtime = createRuntime({ store, clock, logger: opts.logger, kinds: [quoteKind({ router, clock })] });
+  const runtime = createRuntime({ store, clock, logger: opts.logger, kinds: [
+      quoteKind({ router, clock }),
+      orderKind({ clock, vaults, chains, market, policy: { ...config.orders, maxAmountIn: null } }),
+    ],
+  });
   const bus = createInProcessBus(config.requestTimeoutMs);
   const stopServing = await bus.serve(runtime.handle);
   runtime.start();
@@ -54,6 +65,7 @@ export async function createEmbeddedService(
       await stopServing();
       await runtime.drain();
       await bus.close();
+      await chains.close();
       await store.close();
     },
   };

@@ -32,6 +32,8 @@ describe('Config: a present but invalid value stops the start with a message nam
     ['ROUTER_LOG_LEVEL', 'loud'],
     ['ROUTER_DATA_DIR', '   '],
     ['ROUTER_MULTIHOP_PATH_LIMIT', '0'],
+    ['ROUTER_VAULT_SEED', 'not a mnemonic'],
+    ['ROUTER_ORDER_MAX_ATTEMPTS', '0'],
   ];
   for (const [name, value] of cases) {
     it(`${name}=${JSON.stringify(value)}`, () => {
