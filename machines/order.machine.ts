@@ -166,6 +166,19 @@ function stepInput(ctx: OrderContext): StepInput {
   };
 }
 
+/** A refund from the deposit address back to the refund address (the sender when none was given). */
+function refundInput(ctx: OrderContext, amount: bigint, reason: Refund['reason']): RefundInput {
+  return {
+    orderId: ctx.id,
+    asset: ctx.route.from,
+    chain: ctx.sourceChain,
+    from: ctx.vault!.address,
+    to: ctx.refundAddress!,
+    amount,
+    reason,
+  };
+}
+
 export const orderMachine = setup({
   types: {
     context: {} as OrderContext,
@@ -284,15 +297,7 @@ export const orderMachine = setup({
     refunding_underfunded: {
       invoke: {
         src: ORDER_EFFECTS.refund,
-        input: ({ context }) => ({
-          orderId: context.id,
-          asset: context.route.from,
-          chain: context.sourceChain,
-          from: context.vault!.address,
-          to: context.refundAddress!,
-          amount: context.received,
-          reason: 'underfunded' as const,
-        }),
+        input: ({ context }) => refundInput(context, context.received, 'underfunded'),
         onDone: {
           target: 'expired',
           actions: assign({
@@ -418,15 +423,7 @@ export const orderMachine = setup({
         refunding_excess: {
           invoke: {
             src: ORDER_EFFECTS.refund,
-            input: ({ context }) => ({
-              orderId: context.id,
-              asset: context.route.from,
-              chain: context.sourceChain,
-              from: context.vault!.address,
-              to: context.refundAddress!,
-              amount: context.received - context.route.amountIn,
-              reason: 'excess' as const,
-            }),
+            input: ({ context }) => refundInput(context, context.received - context.route.amountIn, 'excess'),
             onDone: {
               target: '#order.delivered',
               actions: assign({

@@ -250,16 +250,10 @@ export function openSimChains(opts: SimChainsOptions): SimChains {
     if (closed) throw new Unavailable('The simulated chains ledger is closed.');
   };
 
-  const toDeposit = (r: TransferRow, h: number): Deposit => ({
-    txId: r.tx_id,
-    chain: r.chain,
-    asset: r.asset,
-    from: r.from_addr,
-    to: r.to_addr,
-    amount: BigInt(r.amount),
-    block: r.block,
-    confirmations: confirmationsAt(h, r.block),
-  });
+  const toDeposit = (r: TransferRow, h: number): Deposit => {
+    const { txId, chain, asset, from, to, amount, block } = toTransfer(r);
+    return { txId, chain, asset, from, to, amount, block, confirmations: confirmationsAt(h, r.block) };
+  };
 
   const depositsToSync = (chain: ChainName, address: string, sinceBlock = 0): Deposit[] => {
     ensureOpen();
