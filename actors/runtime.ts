@@ -159,7 +159,8 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
         if (wake && wake.at <= now) a.actor.send(wake.event);
       } else {
         const event = spec.toEvent(message, now);
-        if (event) a.actor.send(event);
+        // An actor in a final state takes no events; its reply is read from the snapshot (XState would warn on console).
+        if (event && a.actor.getSnapshot().status === 'active') a.actor.send(event);
       }
       const snap = await waitFor(a.actor, (s: AnyMachineSnapshot) => spec.settled(s, message), {
         timeout: settleTimeoutMs,

@@ -1,4 +1,4 @@
-// The Family A Koa app: POST /quote, GET /health, GET /openapi.json, and the `{error}` envelope for everything
+// The Family A Koa app: POST /quote, POST /order, GET /order/{id}, GET /health, GET /openapi.json, and the `{error}` envelope for everything
 // else (404, 405, 413, 415, 500...). It does not listen: src/main.ts does, so tests and benchmarks reuse it as is.
 import { Router } from '@koa/router';
 import Koa from 'koa';
@@ -9,12 +9,13 @@ import { HttpError } from '../http-error.js';
 import { edgeState, requestContext } from '../request-id.js';
 import { errorReply } from './errors.js';
 import { familyAOpenApi } from './openapi.js';
+import { getOrder, postOrder } from './order.js';
 import { postQuote } from './quote.js';
 
 export interface FamilyADeps {
   bus: Bus;
   logger: Logger;
-  /** Ids of new actors (quotes); a uuid generator in production. */
+  /** Ids of new actors (quotes, proposed orders); a lower-case uuid generator in production. */
   newId: () => string;
   /** Largest accepted request body; larger → 413. */
   bodyLimitBytes: number;
@@ -30,6 +31,8 @@ export function createApp(deps: FamilyADeps): Koa {
   const openapi = JSON.stringify(familyAOpenApi());
 
   router.post('/quote', postQuote({ bus: deps.bus, newId: deps.newId, bodyLimitBytes: deps.bodyLimitBytes, clock: deps.clock ?? systemClock }));
+  router.post('/order', postOrder({ bus: deps.bus, newId: deps.newId, bodyLimitBytes: deps.bodyLimitBytes }));
+  router.get('/order/:id', getOrder({ bus: deps.bus }));
   router.get('/health', (ctx) => {
     ctx.body = 'ok';
     ctx.type = 'text/plain; charset=utf-8';

@@ -1,6 +1,6 @@
 // The OpenAPI 3.1 document of Family A (spec 9: version 0.2.47), served at GET /openapi.json. Its schemas are the
 // very objects ajv validates requests with (schemas.ts), so what is published is what is enforced.
-import { FAMILY_A_SCHEMAS, ref, type JsonSchema, type SchemaName } from './schemas.js';
+import { FAMILY_A_SCHEMAS, ORDER_ID_PARAMETER_SCHEMA, ref, type JsonSchema, type SchemaName } from './schemas.js';
 
 export const FAMILY_A_VERSION = '0.2.47';
 
@@ -47,6 +47,52 @@ export function familyAOpenApi(): JsonSchema {
             '415': json('The body is not `application/json` in utf-8, or is compressed.', 'Error'),
             '422': json('No venue could quote the pair and amount.', 'QuoteRefusal'),
             ...commonErrors,
+          },
+        },
+      },
+      '/order': {
+        post: {
+          operationId: 'createOrder',
+          summary: 'Binds a quote to a fresh deposit address: one quote, one order.',
+          description:
+            'Repeating the call with the same `quote_id` and the same addresses (compared once normalised, `refund_address` ' +
+            'absent = null) answers 201 with the order already created, in its current status. Other addresses for a quote ' +
+            'already used → 409. Checks run in this order: body, unknown quote (400), addresses (400), expiry (410) or binding (409).',
+          parameters: [{ $ref: '#/components/parameters/XRequestId' }],
+          requestBody: { required: true, content: { 'application/json': { schema: ref('OrderRequest') } } },
+          responses: {
+            '201': {
+              ...json('The order (status `awaiting_deposit` when new); also the answer to a repeat with the same addresses.', 'Order'),
+              headers: {
+                'X-Request-Id': requestIdHeader,
+                Location: { description: 'Path of the order: `/order/{id}`.', schema: { type: 'string' } },
+              },
+            },
+            '400': json(
+              'Malformed request, unknown quote, `to_address` not valid for the destination chain, or `refund_address` not valid for the source chain.',
+              'Error',
+            ),
+            '409': json('The quote is already bound to another order (including the same quote with changed addresses).', 'Error'),
+            '410': json('The quote has expired.', 'Error'),
+            '413': json('The request body is larger than the configured limit.', 'Error'),
+            '415': json('The body is not `application/json` in utf-8, or is compressed.', 'Error'),
+            ...commonErrors,
+          },
+        },
+      },
+      '/order/{id}': {
+        get: {
+          operationId: 'getOrder',
+          summary: 'The order with its current status; poll it every few seconds until `delivered` or `expired`.',
+          parameters: [
+            { $ref: '#/components/parameters/XRequestId' },
+            { name: 'id', in: 'path', required: true, description: 'Order id.', schema: ORDER_ID_PARAMETER_SCHEMA },
+          ],
+          responses: {
+            '200': json('The order with its current `status`.', 'Order'),
+            '400': json('`id` is not a uuid.', 'Error'),
+            ...commonErrors,
+            '404': json('No such order.', 'Error'),
           },
         },
       },

@@ -1,12 +1,13 @@
 // Core → Family A wire: canonical ids become asset names and bigint base units become strings, both per the
-// request's `format`. Every amount is written in the asset it is counted in, which this file is the one place to know.
+// request's (for an order: its quote's) `format`. Every amount is written in the asset it is counted in, which this file is the one place to know.
 import { assetById, writeAmount, writeAsset } from '../../src/assets/index.js';
 import type { AmountFormat, AssetId } from '../../src/assets/types.js';
+import type { OrderView } from '../../src/orders/types.js';
 import type { Quote } from '../../src/quotes/types.js';
 import type { MultiHopAttempt, MultiHopRoute, PricedRoute, QuoteAudit, RouteStep, SingleHopCandidate } from '../../src/routing/types.js';
 import type { VenueId } from '../../src/venues/types.js';
 import type {
-  WireMultiHopAttempt, WireMultiHopRoute, WireQuote, WireQuoteAudit, WireQuoteRefusal, WireRouteStep, WireSingleHopCandidate,
+  WireMultiHopAttempt, WireMultiHopRoute, WireOrder, WireQuote, WireQuoteAudit, WireQuoteRefusal, WireRouteStep, WireSingleHopCandidate,
 } from './wire.js';
 
 /** What every Quote shape of one answer shares: the top-level quote and the candidates nested in its audit. */
@@ -37,6 +38,33 @@ export function renderQuote(quote: Quote): WireQuote {
   const wire = renderPricedRoute(quote.route, ctx);
   // Absent unless asked; null only if the core kept no audit although it was asked (the schema allows it).
   if (quote.request.includeCandidates) wire.quote_candidates = quote.audit ? renderAudit(quote.audit, ctx) : null;
+  return wire;
+}
+
+/**
+ * An order (spec 2.5) per its `format`. `amount_out` is absent (not null) until the core has set it, which it does
+ * once the output is delivered; `refund_address` is always written, null while none is known.
+ */
+export function renderOrder(order: OrderView): WireOrder {
+  const w = writer(order.format);
+  const wire: WireOrder = {
+    id: order.id,
+    quote_id: order.quoteId,
+    vault_id: order.vaultId,
+    format: order.format,
+    from: w.asset(order.from),
+    to: w.asset(order.to),
+    from_amount: w.amount(order.fromAmount, order.from),
+    deposit_address: order.depositAddress,
+    to_address: order.toAddress,
+    refund_address: order.refundAddress,
+    venue_allowlist: [...order.allowlist],
+    venue_blocklist: [...order.blocklist],
+    status: order.status,
+    deposit_deadline: new Date(order.depositDeadline).toISOString(),
+    created_at: new Date(order.createdAt).toISOString(),
+  };
+  if (order.amountOut !== null) wire.amount_out = w.amount(order.amountOut, order.to);
   return wire;
 }
 

@@ -1,5 +1,5 @@
-// JSON Schemas (draft 2020-12, the dialect of OpenAPI 3.1) of Family A: the POST /quote body and every response
-// shape of spec 2.1–2.4 and 7. ajv validates requests with them and the OpenAPI document is built from them, so
+// JSON Schemas (draft 2020-12, the dialect of OpenAPI 3.1) of Family A: the POST /quote and POST /order bodies and
+// every response shape of spec 2.1–2.5 and 7. ajv validates requests with them and the OpenAPI document is built from them, so
 // the served contract and the enforced one cannot drift apart. Refs use OpenAPI's `#/components/schemas/<Name>`.
 import { VENUE_IDS } from '../../src/venues/types.js';
 
@@ -9,7 +9,7 @@ export const SCHEMA_NAMES = [
   'AmountFormat', 'QuoteMode', 'VenueId', 'ChainAsset', 'Amount',
   'QuoteRequest', 'Quote', 'Delivery', 'Execution', 'RouteStep',
   'QuoteAudit', 'SingleHopCandidate', 'CostingAudit', 'MultiHopSearch', 'MultiHopAttempt', 'MultiHopRoute',
-  'QuoteRefusal', 'Error',
+  'QuoteRefusal', 'OrderStatus', 'OrderRequest', 'Order', 'Error',
 ] as const;
 export type SchemaName = (typeof SCHEMA_NAMES)[number];
 
@@ -24,6 +24,17 @@ const assetName = (description: string): JsonSchema => ({ type: 'string', minLen
 const elapsedMs: JsonSchema = { type: 'integer', minimum: 0, format: 'uint64', description: 'Milliseconds until the venue answered or was cut off.' };
 const venueList = (description: string): JsonSchema => ({ type: 'array', items: ref('VenueId'), uniqueItems: true, description });
 const nullable = (schema: JsonSchema): JsonSchema => ({ anyOf: [schema, { type: 'null' }] });
+const uuid = (description: string): JsonSchema => ({ type: 'string', format: 'uuid', description });
+const instant = (description: string): JsonSchema => ({ type: 'string', format: 'date-time', description });
+/** Addresses leave the service normalised (EIP-55 checksum on EVM, lower-case bech32 on Bitcoin). */
+const address = (description: string): JsonSchema => ({ type: 'string', minLength: 1, description });
+
+/** The `id` path parameter of GET /order/{id}; a malformed one is a 400, not a 404 (see the README's API notes). */
+export const ORDER_ID_PARAMETER_SCHEMA: JsonSchema = {
+  type: 'string',
+  format: 'uuid',
+  description: 'Order id from POST /order (case-insensitive; an `urn:uuid:` prefix is accepted). Not a uuid → 400.',
+};
 
 /**
  * A closed object discriminated by one property: each variant lists the shared properties plus its own, so
@@ -269,6 +280,65 @@ const schemas: Record<SchemaName, JsonSchema> = {
     properties: {
       error: { type: 'string', minLength: 1 },
       quote_candidates: { ...nullable(ref('QuoteAudit')), description: 'Present only when `include_candidates` was set.' },
+    },
+  },
+  OrderStatus: {
+    type: 'string',
+    enum: ['awaiting_deposit', 'funded', 'underfunded', 'expired', 'executing', 'delivered', 'stalled', 'frozen'],
+    description: 'Stop polling at `delivered` or `expired`; `stalled` and `frozen` need an operator.',
+  },
+  OrderRequest: {
+    type: 'object',
+    description:
+      'Body of POST /order. Repeating it with the same `quote_id` and the same addresses (compared once normalised) ' +
+      'returns the order already created; other addresses for a quote already used → 409.',
+    required: ['quote_id', 'to_address'],
+    additionalProperties: false,
+    properties: {
+      quote_id: uuid('`id` from POST /quote; not expired (410); unknown → 400. Case-insensitive; an `urn:uuid:` prefix is accepted.'),
+      to_address: { type: 'string', description: 'Address on the `to` asset\'s chain, validated against that chain\'s address format (400).' },
+      refund_address: {
+        type: ['string', 'null'],
+        description:
+          'Address on the `from` asset\'s chain, validated against that chain\'s format (400). Absent or null: the refund goes to ' +
+          'the deposit\'s sender; absent and null are the same request.',
+      },
+    },
+  },
+  Order: {
+    type: 'object',
+    description:
+      'Response of POST /order (201) and GET /order/{id} (200). Amounts and asset names are written per `format`, inherited ' +
+      'from the quote. `amount_out` is absent until the order is delivered (never null here).',
+    required: [
+      'id', 'quote_id', 'vault_id', 'format', 'from', 'to', 'from_amount', 'deposit_address', 'to_address', 'refund_address',
+      'venue_allowlist', 'venue_blocklist', 'status', 'deposit_deadline', 'created_at',
+    ],
+    additionalProperties: false,
+    properties: {
+      id: uuid('Identifier used in GET /order/{id}.'),
+      quote_id: uuid('Quote the order was created from.'),
+      vault_id: uuid('Internal identifier of the vault holding the deposit address.'),
+      format: { ...ref('AmountFormat'), description: 'Inherited from the quote.' },
+      from: assetName('Asset to deposit, per `format`.'),
+      to: assetName('Asset delivered, per `format`.'),
+      from_amount: amount('Amount of `from` to deposit, exactly as quoted.'),
+      deposit_address: address('Fresh address on the `from` chain to send `from_amount` to.'),
+      to_address: address('Address on the `to` chain receiving the output.'),
+      refund_address: {
+        type: ['string', 'null'],
+        minLength: 1,
+        description: 'Address on the `from` chain receiving a refund; null when none was given, then the deposit\'s sender once the deposit is seen.',
+      },
+      venue_allowlist: { type: 'array', items: ref('VenueId'), description: 'Inherited restriction; empty when none.' },
+      venue_blocklist: { type: 'array', items: ref('VenueId'), description: 'Inherited exclusion; empty when none.' },
+      status: ref('OrderStatus'),
+      deposit_deadline: instant('Seven days after creation; later, deposits are no longer watched and the order expires.'),
+      created_at: instant('Creation time.'),
+      amount_out: {
+        ...nullable(ref('Amount')),
+        description: 'Amount of `to` delivered to `to_address`, per `format`; absent until delivered (this service never writes null).',
+      },
     },
   },
   Error: {

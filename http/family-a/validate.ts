@@ -3,7 +3,7 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule, { type FormatsPlugin } from 'ajv-formats';
 import { InvalidRequest } from '../../src/errors.js';
-import { FAMILY_A_SCHEMAS, type SchemaName } from './schemas.js';
+import { FAMILY_A_SCHEMAS, ORDER_ID_PARAMETER_SCHEMA, type SchemaName } from './schemas.js';
 
 // ajv-formats is CommonJS with `exports.default`; under NodeNext the default import is the module object.
 const addFormats: FormatsPlugin =
@@ -31,12 +31,28 @@ export function compileSchema<T = unknown>(name: SchemaName): ValidateFunction<T
 }
 
 const quoteRequestValidator = compileSchema('QuoteRequest');
+const orderRequestValidator = compileSchema('OrderRequest');
+const orderIdValidator = ajv.compile<string>(ORDER_ID_PARAMETER_SCHEMA);
 
 /** Throws InvalidRequest naming the first field that breaks the POST /quote body schema. */
 export function assertQuoteRequestShape(body: unknown): asserts body is Record<string, unknown> {
-  if (quoteRequestValidator(body)) return;
-  const first = quoteRequestValidator.errors?.[0];
-  throw first ? toInvalidRequest(first) : new InvalidRequest('The request body is not a valid quote request.');
+  assertShape(quoteRequestValidator, body, 'quote request');
+}
+
+/** Throws InvalidRequest naming the first field that breaks the POST /order body schema. */
+export function assertOrderRequestShape(body: unknown): asserts body is Record<string, unknown> {
+  assertShape(orderRequestValidator, body, 'order request');
+}
+
+/** Throws InvalidRequest unless the `id` path parameter of GET /order/{id} is a uuid. */
+export function assertOrderId(id: string): void {
+  if (!orderIdValidator(id)) throw new InvalidRequest('`id` must be a uuid.', 'id');
+}
+
+function assertShape(validator: ValidateFunction, body: unknown, what: string): asserts body is Record<string, unknown> {
+  if (validator(body)) return;
+  const first = validator.errors?.[0];
+  throw first ? toInvalidRequest(first) : new InvalidRequest(`The request body is not a valid ${what}.`);
 }
 
 /** One ajv error as one sentence that names the field and the rule it breaks. */
@@ -61,6 +77,8 @@ export function toInvalidRequest(err: ErrorObject): InvalidRequest {
       return new InvalidRequest(`\`${path}\` must be one of ${(p.allowedValues as unknown[]).join(', ')}.`, path);
     case 'uniqueItems':
       return new InvalidRequest(`\`${path}\` must not list the same item twice.`, path);
+    case 'format':
+      return new InvalidRequest(`\`${path}\` must be ${article(String(p.format))}.`, path);
     default:
       // Not reachable with the request schema today; still one sentence naming the field.
       return new InvalidRequest(`\`${path || 'body'}\` ${err.message ?? 'is invalid'}.`, path || undefined);
@@ -84,7 +102,7 @@ function join(path: string, name: string): string {
 
 function article(type: string): string {
   const names: Record<string, string> = {
-    string: 'a string', boolean: 'a boolean', array: 'an array', object: 'an object', integer: 'an integer', number: 'a number', null: 'null',
+    uuid: 'a uuid', string: 'a string', boolean: 'a boolean', array: 'an array', object: 'an object', integer: 'an integer', number: 'a number', null: 'null',
   };
   return type.split(',').map((t) => names[t] ?? t).join(' or ');
 }

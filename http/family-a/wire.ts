@@ -1,6 +1,7 @@
-// Family A on the wire (spec 2.2–2.4): snake_case, amounts as strings, assets written per `format`.
+// Family A on the wire (spec 2.2–2.5): snake_case, amounts as strings, assets written per `format`.
 // These types mirror schemas.ts; the tests validate every answer against the served document to keep them in step.
 import type { AmountFormat } from '../../src/assets/types.js';
+import type { OrderStatus } from '../../src/orders/types.js';
 import type { QuoteMode } from '../../src/routing/types.js';
 import type { Execution, VenueId } from '../../src/venues/types.js';
 
@@ -91,6 +92,33 @@ export interface WireQuoteAudit {
 export interface WireQuoteRefusal {
   error: string;
   quote_candidates?: WireQuoteAudit | null;
+}
+
+/** The POST /order body after schema validation. */
+export interface WireOrderRequest {
+  quote_id: string;
+  to_address: string;
+  refund_address?: string | null;
+}
+
+export interface WireOrder {
+  id: string;
+  quote_id: string;
+  vault_id: string;
+  format: AmountFormat;
+  from: string;
+  to: string;
+  from_amount: string;
+  deposit_address: string;
+  to_address: string;
+  refund_address: string | null;
+  venue_allowlist: VenueId[];
+  venue_blocklist: VenueId[];
+  status: OrderStatus;
+  deposit_deadline: string;
+  created_at: string;
+  /** Absent until delivered; never null from this service. */
+  amount_out?: string;
 }
 
 export interface WireError {

@@ -124,3 +124,25 @@ describe('POST /quote: creates a quote, the best route across admitted venues', 
     expect(r.body.error).toMatch(/venue_allowlist|venue_blocklist/);
   });
 });
+
+describe('POST /order and GET /order/{id} through the whole embedded service', () => {
+  it('binds a quote to one order with a fresh deposit address; repeats return it, other addresses 409, GET reads it', async () => {
+    const q = await svc.post('/quote', { from: 'base.usdc', to: 'arbitrum.usdc', from_amount: '100', return_full_route: false });
+    expect(q.status).toBe(200);
+    const to = '0x9858EfFD232B4033E47d90003D41EC34EcaEda94';
+    const first = await svc.post('/order', { quote_id: q.body.id, to_address: to });
+    expect(first.status).toBe(201);
+    expect(first.body.status).toBe('awaiting_deposit');
+    expect(first.body.deposit_address).toMatch(/^0x[0-9a-fA-F]{40}$/);
+    expect(Date.parse(first.body.deposit_deadline) - Date.parse(first.body.created_at)).toBe(7 * 24 * 3600 * 1000);
+    const again = await Promise.all(Array.from({ length: 20 }, () => svc.post('/order', { quote_id: q.body.id, to_address: to })));
+    expect(new Set(again.map((r) => r.body.id))).toEqual(new Set([first.body.id]));
+    const other = await svc.post('/order', { quote_id: q.body.id, to_address: '0x000000000000000000000000000000000000dEaD' });
+    expect(other.status).toBe(409);
+    const got = await fetch(`${svc.url}/order/${first.body.id}`);
+    expect(got.status).toBe(200);
+    expect((await got.json()).deposit_address).toBe(first.body.deposit_address);
+    expect((await fetch(`${svc.url}/order/00000000-0000-4000-8000-000000000000`)).status).toBe(404);
+    expect((await svc.post('/order', { quote_id: '00000000-0000-4000-8000-000000000000', to_address: to })).status).toBe(400);
+  });
+});

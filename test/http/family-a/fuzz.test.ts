@@ -1,10 +1,12 @@
 // Property: whatever JSON arrives at POST /quote, the edge answers 200, 400 or 422 (never 500), the body is
 // valid against the served document (checked by the harness), and a 400 never reached the bus (nothing stored).
+// The same for POST /order: 201, 400, 409 or 410, and a 400 never binds a quote or creates an order.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QuoteRefused } from '../../../src/errors.js';
 import type { QuoteRequest } from '../../../src/quotes/types.js';
 import { VENUE_IDS } from '../../../src/venues/types.js';
+import { ADDR, OrderWorld } from './order-world.js';
 import { cannedQuote, startHarness, type Harness } from './support.js';
 
 let h: Harness;
@@ -118,5 +120,98 @@ describe('POST /quote under arbitrary input: "never 500; 400 is refused before a
     );
     // The generator must reach the bus often enough for the 200/422 bodies to be exercised.
     expect(ok).toBeGreaterThan(100);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+// POST /order
+
+describe('POST /order under arbitrary input: "never 500; a 400 binds no quote and creates no order"', () => {
+  let ho: Harness;
+  const world = new OrderWorld();
+  // Quotes of every kind of chain pair, one already expired and one refused; the fresh ones stay fresh (the clock
+  // does not move), so the first accepted body binds each and later bodies with other addresses get 409.
+  const fresh = [
+    world.addQuote(),
+    world.addQuote({ to: 'bitcoin.btc' }),
+    world.addQuote({ from: 'bitcoin.btc', to: 'base.usdc', from_amount: '0.5' }),
+    world.addQuote({ from: 'hyperliquid.hype', to: 'ethereum.eth', from_amount: '12.5' }),
+  ].map((q) => q.id);
+  const expired = world.addQuote({}, { expiresAt: world.clock.now() - 1 }).id;
+  const refused = world.addRefused();
+
+  beforeAll(async () => {
+    ho = await startHarness();
+    ho.bus.answer = world.answer;
+  });
+  afterAll(async () => ho.close());
+
+  async function orderWithinContract(body: unknown): Promise<number> {
+    ho.bus.calls.length = 0;
+    const res = await ho.postOrder(body);
+    expect([201, 400, 409, 410], `${JSON.stringify(body)} → ${res.status} ${res.text}`).toContain(res.status);
+    const commits = ho.bus.calls.filter((c) => c.message.type === 'quote.bind' || c.message.type === 'order.create');
+    if (res.status === 400) expect(commits, JSON.stringify(body)).toEqual([]);
+    if (res.status === 201) {
+      expect(commits.map((c) => c.message.type)).toEqual(['quote.bind', 'order.create']);
+      expect(world.orders.get(res.body.id)?.quoteId).toBe(res.body.quote_id);
+    }
+    // One quote, at most one order, and every binding has its order.
+    for (const [quoteId, entry] of world.quotes) {
+      expect(world.ordersOf(quoteId).length).toBeLessThanOrEqual(1);
+      if (entry.binding) expect(world.orders.has(entry.binding.orderId)).toBe(true);
+    }
+    return res.status;
+  }
+
+  const spelled = (id: string) => fc.constantFrom(id, id.toUpperCase(), `urn:uuid:${id}`);
+  const quoteIds = fc.oneof(
+    { weight: 6, arbitrary: fc.constantFrom(...fresh).chain(spelled) },
+    { weight: 2, arbitrary: fc.constant(expired) },
+    { weight: 1, arbitrary: fc.constant(refused) },
+    { weight: 1, arbitrary: fc.uuid() },
+    { weight: 1, arbitrary: fc.oneof(fc.string(), fc.jsonValue()) },
+  );
+  const addresses = fc.oneof(
+    { weight: 6, arbitrary: fc.constantFrom(...Object.values(ADDR), ADDR.evm.toLowerCase(), ADDR.evmOther.toLowerCase(), ADDR.btc.toUpperCase()) },
+    { weight: 1, arbitrary: fc.string() },
+    { weight: 1, arbitrary: fc.stringMatching(/^0x[0-9a-fA-F]{38,42}$/) },
+    { weight: 1, arbitrary: fc.jsonValue() },
+  );
+  const bodies = fc
+    .record({
+      quote_id: quoteIds,
+      to_address: addresses,
+      refund_address: fc.oneof(fc.constant(undefined), fc.constant(null), addresses),
+      // Now and then a property not allowed, or a required one missing.
+      extra: fc.oneof({ weight: 7, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: fc.tuple(fc.string({ minLength: 1 }), fc.jsonValue()) }),
+      drop: fc.oneof({ weight: 7, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: fc.constantFrom('quote_id', 'to_address') }),
+    })
+    .map(({ extra, drop, ...fields }) => {
+      const body: Record<string, unknown> = { ...fields };
+      if (body.refund_address === undefined) delete body.refund_address;
+      if (extra) body[extra[0]] = extra[1];
+      if (drop) delete body[drop];
+      return body;
+    });
+
+  it('any JSON value', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.jsonValue(), async (body) => {
+        await orderWithinContract(body);
+      }),
+      { numRuns: 100 },
+    );
+  });
+  it('bodies near the contract: known, expired, refused and unknown quotes; valid, misspelt and foreign addresses', async () => {
+    const seen = new Set<number>();
+    await fc.assert(
+      fc.asyncProperty(bodies, async (body) => {
+        seen.add(await orderWithinContract(body));
+      }),
+      { numRuns: 500 },
+    );
+    // The generator must reach every answer of the endpoint, or the property proves less than it says.
+    expect([...seen].sort()).toEqual([201, 400, 409, 410]);
   });
 });

@@ -1,5 +1,5 @@
 // Harness of the Family A black-box tests: a fake Bus that records calls and answers canned core values through
-// the same JSON codec as the real bus, the real app on 127.0.0.1:0, a log capture, and a checker that validates
+// the same JSON codec as the real bus (order-world.ts stands in for the quote and order actors), the real app on 127.0.0.1:0, a log capture, and a checker that validates
 // every answer against the OpenAPI document the app itself serves.
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
@@ -166,6 +166,10 @@ export interface Harness {
   /** fetch + contract check: status documented, body valid against the served document, X-Request-Id set. */
   call(path: string, init?: RequestInit & { json?: unknown }): Promise<Answered>;
   post(body: unknown, headers?: Record<string, string>): Promise<Answered>;
+  /** POST /order. */
+  postOrder(body: unknown, headers?: Record<string, string>): Promise<Answered>;
+  /** GET /order/{id}; `id` goes into the path as given. */
+  getOrder(id: string, headers?: Record<string, string>): Promise<Answered>;
   close(): Promise<void>;
 }
 
@@ -222,6 +226,8 @@ export async function startHarness(opts: { bodyLimitBytes?: number } = {}): Prom
     ids,
     call,
     post: (body, headers = {}) => call('/quote', { method: 'POST', json: body, headers }),
+    postOrder: (body, headers = {}) => call('/order', { method: 'POST', json: body, headers }),
+    getOrder: (orderId, headers = {}) => call(`/order/${orderId}`, { headers }),
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve())));
@@ -253,14 +259,15 @@ export class Contract {
 
   /** The documented answer of (path, method, status); unknown paths and methods answer the `Error` envelope. */
   validator(path: string, method: string, status: number): ValidateFunction | 'text' {
-    const op = this.doc.paths[path]?.[method.toLowerCase()];
+    const template = this.template(path);
+    const op = template === null ? undefined : this.doc.paths[template]?.[method.toLowerCase()];
     let pointer: string;
     if (op) {
       const response = op.responses[String(status)];
       expect(response, `${method} ${path} answered ${status}, which its OpenAPI operation does not document`).toBeDefined();
       const media = Object.keys(response.content)[0]!;
       if (media.startsWith('text/plain')) return 'text';
-      pointer = `#/paths/${path.replace(/~/g, '~0').replace(/\//g, '~1')}/${method.toLowerCase()}/responses/${status}/content/${media.replace(/\//g, '~1')}/schema`;
+      pointer = `#/paths/${template!.replace(/~/g, '~0').replace(/\//g, '~1')}/${method.toLowerCase()}/responses/${status}/content/${media.replace(/\//g, '~1')}/schema`;
     } else {
       pointer = '#/components/schemas/Error';
     }
@@ -271,6 +278,17 @@ export class Contract {
       this.validators.set(key, v);
     }
     return v;
+  }
+
+  /** The document's path (`/order/{id}`) a request path (`/order/3f…`) falls under, or null; a parameter is one segment. */
+  template(path: string): string | null {
+    if (this.doc.paths[path]) return path;
+    for (const template of Object.keys(this.doc.paths as Record<string, unknown>)) {
+      if (!template.includes('{')) continue;
+      const pattern = template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+');
+      if (new RegExp(`^${pattern}$`).test(path)) return template;
+    }
+    return null;
   }
 
   check(path: string, method: string, res: Answered): void {
