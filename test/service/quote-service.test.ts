@@ -141,7 +141,7 @@ describe('POST /order and GET /order/{id} through the whole embedded service', (
     expect(other.status).toBe(409);
     const got = await fetch(`${svc.url}/order/${first.body.id}`);
     expect(got.status).toBe(200);
-    expect((await got.json()).deposit_address).toBe(first.body.deposit_address);
+    expect(((await got.json()) as { deposit_address: string }).deposit_address).toBe(first.body.deposit_address);
     expect((await fetch(`${svc.url}/order/00000000-0000-4000-8000-000000000000`)).status).toBe(404);
     expect((await svc.post('/order', { quote_id: '00000000-0000-4000-8000-000000000000', to_address: to })).status).toBe(400);
   });
