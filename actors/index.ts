@@ -3,3 +3,4 @@ export { createRuntime, type Runtime, type RuntimeDeps } from './runtime.js';
 export type { ActorKindSpec, WakeUp } from './kind.js';
 export { quoteKind, type QuoteKindDeps } from './kinds/quote.js';
 export { orderKind, orderView, FEES_ACCOUNT, type OrderKindDeps } from './kinds/order.js';
+export { createDepositFeed, type DepositFeed, type DepositFeedDeps, type DepositMessage } from './deposit-feed.js';

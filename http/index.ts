@@ -2,3 +2,4 @@
 export { createApp, createApp as createFamilyAApp, familyAOpenApi, FAMILY_A_VERSION, type FamilyADeps } from './family-a/index.js';
 export { HttpError } from './http-error.js';
 export { REQUEST_ID_HEADER, acceptRequestId } from './request-id.js';
+export { createDevApp, type DevDeps } from './dev/app.js';

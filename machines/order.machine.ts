@@ -91,7 +91,10 @@ export type DepositEvent = { type: 'deposit'; txId: string; from: string; amount
 export type OrderEvent =
   | DepositEvent
   | { type: 'deposit.deadline' }
-  | { type: 'retry.due' };
+  | { type: 'retry.due' }
+  /** Sent by the host's wake-up to an order whose effect was running when its process died; restoring the snapshot
+   *  restarts the effect (keyed, so it runs once), the event itself changes nothing. */
+  | { type: 'resume' };
 
 export type StepResult =
   | { status: 'filled'; amountOut: bigint; txId: string; at: number }
@@ -186,7 +189,7 @@ export const orderMachine = setup({
     events: {} as OrderEvent,
   },
   actors: {
-    [ORDER_EFFECTS.issueVault]: fromPromise<{ vault: OrderVault; at: number }, { orderId: string; chain: ChainName }>(async () => {
+    [ORDER_EFFECTS.issueVault]: fromPromise<{ vault: OrderVault; at: number }, { orderId: string; chain: ChainName; asset: AssetId }>(async () => {
       throw new Error('provided by the runtime');
     }),
     [ORDER_EFFECTS.executeStep]: fromPromise<StepResult, StepInput>(async () => {
@@ -250,7 +253,7 @@ export const orderMachine = setup({
     opening: {
       invoke: {
         src: ORDER_EFFECTS.issueVault,
-        input: ({ context }) => ({ orderId: context.id, chain: context.sourceChain }),
+        input: ({ context }) => ({ orderId: context.id, chain: context.sourceChain, asset: context.route.from }),
         onDone: {
           target: 'awaiting_deposit',
           actions: assign({
@@ -465,8 +468,12 @@ export function orderStatus(value: unknown): OrderStatus {
 /** The next durable wake-up of an order, derived from its snapshot (DESIGN.md: long waits are durable). */
 export function orderWakeUp(value: unknown, ctx: OrderContext): { at: number; event: OrderEvent } | null {
   if (value === 'awaiting_deposit' || value === 'underfunded') return { at: ctx.depositDeadline, event: { type: 'deposit.deadline' } };
-  if (typeof value === 'object' && value !== null && (value as { executing?: string }).executing === 'backoff' && ctx.retryAt !== null) {
-    return { at: ctx.retryAt, event: { type: 'retry.due' } };
+  const executing = typeof value === 'object' && value !== null ? (value as { executing?: string }).executing : undefined;
+  if (executing === 'backoff' && ctx.retryAt !== null) return { at: ctx.retryAt, event: { type: 'retry.due' } };
+  // An effect in flight is always due: after a crash or a passivation the host brings the order back and its effect
+  // restarts. While the order is in memory the wake-up finds it busy and does nothing.
+  if (value === 'opening' || value === 'refunding_underfunded' || executing === 'step' || executing === 'delivering' || executing === 'refunding_excess') {
+    return { at: 0, event: { type: 'resume' } };
   }
   return null;
 }

@@ -6,6 +6,10 @@ import { parseSeed, type MasterSeed } from './vaults/seed.js';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
 export interface Config {
+  /** Dev listener (loopback only): ROUTER_DEV_LISTENER on|off (default on, embedded mode), ROUTER_DEV_PORT (8090). */
+  dev: { enabled: boolean; port: number };
+  /** How often the deposit watcher scans the chains (ROUTER_DEPOSIT_POLL_MS, default 1000). */
+  depositPollMs: number;
   /** Where Family A listens (ROUTER_PORT_A, default 8080) and on which address (ROUTER_HOST, default 0.0.0.0). */
   portA: number;
   host: string;
@@ -86,6 +90,11 @@ function str(env: Env, name: string, dflt: string): string {
 export function loadConfig(env: Env = process.env): Config {
   return {
     portA: int(env, 'ROUTER_PORT_A', 8080, 0, 65535),
+    dev: {
+      enabled: oneOf(env, 'ROUTER_DEV_LISTENER', 'on', ['on', 'off']) === 'on',
+      port: int(env, 'ROUTER_DEV_PORT', 8090, 0, 65535),
+    },
+    depositPollMs: int(env, 'ROUTER_DEPOSIT_POLL_MS', 1000, 10, 600_000),
     host: str(env, 'ROUTER_HOST', '0.0.0.0'),
     dataDir: str(env, 'ROUTER_DATA_DIR', './data'),
     logLevel: oneOf<LogLevel>(env, 'ROUTER_LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),

@@ -26,7 +26,20 @@ async function main(): Promise<void> {
   });
   const addr = server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.portA;
-  logger.info({ family: 'A', host: config.host, port, dataDir: config.dataDir, mode: 'embedded' }, 'listening');
+  // The dev listener moves money and time on the simulated world: loopback only, whatever ROUTER_HOST says.
+  let dev: Server | null = null;
+  let devPort: number | null = null;
+  if (service.devApp) {
+    const d = service.devApp.listen(config.dev.port, '127.0.0.1');
+    await new Promise<void>((resolve, reject) => {
+      d.once('listening', resolve);
+      d.once('error', reject);
+    });
+    dev = d;
+    const da = d.address();
+    devPort = typeof da === 'object' && da ? da.port : config.dev.port;
+  }
+  logger.info({ family: 'A', host: config.host, port, devPort, dataDir: config.dataDir, mode: 'embedded' }, 'listening');
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -40,6 +53,8 @@ async function main(): Promise<void> {
     force.unref();
     server.close();
     server.closeIdleConnections();
+    dev?.close();
+    dev?.closeIdleConnections();
     await service.close();
     logger.info('stopped');
     logger.flush();

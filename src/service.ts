@@ -4,11 +4,12 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type Koa from 'koa';
-import { createRuntime, orderKind, quoteKind, type Runtime } from '../actors/index.js';
-import { createApp } from '../http/index.js';
+import { createDepositFeed, createRuntime, orderKind, quoteKind, type DepositFeed, type Runtime } from '../actors/index.js';
+import { createApp, createDevApp } from '../http/index.js';
+import type { Chains } from './chains/types.js';
 import { createInProcessBus } from './bus/index.js';
 import type { Bus } from './bus/types.js';
-import { systemClock, type Clock } from './clock.js';
+import { ManualClock } from './clock.js';
 import type { Config } from './config.js';
 import type { Logger } from './log.js';
 import { createRouter } from './routing/index.js';
@@ -20,19 +21,24 @@ import { createVaults, loadOrCreateSeed } from './vaults/index.js';
 
 export interface EmbeddedService {
   appA: Koa;
+  /** The dev listener's app (simulated deposits, clock); null when ROUTER_DEV_LISTENER=off. Listen on loopback only. */
+  devApp: Koa | null;
+  chains: Chains;
+  deposits: DepositFeed;
   bus: Bus;
   runtime: Runtime;
   store: ActorStore;
-  clock: Clock;
+  clock: ManualClock;
   /** Stop taking messages, finish in-flight work, flush snapshots, close the store. */
   close(): Promise<void>;
 }
 
 export async function createEmbeddedService(
   config: Config,
-  opts: { logger: Logger; clock?: Clock; newId?: () => string },
+  opts: { logger: Logger; clock?: ManualClock; newId?: () => string },
 ): Promise<EmbeddedService> {
-  const clock = opts.clock ?? systemClock;
+  // The system clock, movable forward by the dev listener (POST /clock/advance); the offset is not persisted.
+  const clock = opts.clock ?? new ManualClock();
   const file = join(config.dataDir, 'router.sqlite');
   const store = openSqliteStore(file);
   const market = createSimMarket(config.sim);
@@ -46,22 +52,50 @@ export async function createEmbeddedService(
     pathLimit: config.routing.pathLimit,
     maxHops: config.routing.maxHops,
   });
+  const bus = createInProcessBus(config.requestTimeoutMs);
+  const deposits = createDepositFeed({
+    chains,
+    store,
+    logger: opts.logger,
+    tell: (id, message) => bus.request({ kind: 'order', id }, message),
+  });
   const runtime = createRuntime({ store, clock, logger: opts.logger, kinds: [
       quoteKind({ router, clock }),
-      orderKind({ clock, vaults, chains, market, policy: { ...config.orders, maxAmountIn: null } }),
+      orderKind({ clock, vaults, chains, market, policy: { ...config.orders, maxAmountIn: null }, onVault: deposits.register }),
     ],
   });
-  const bus = createInProcessBus(config.requestTimeoutMs);
   const stopServing = await bus.serve(runtime.handle);
   runtime.start();
+  deposits.start(config.depositPollMs);
   const appA = createApp({ bus, logger: opts.logger, newId: opts.newId ?? randomUUID, bodyLimitBytes: config.bodyLimitBytes });
+  const devApp = config.dev.enabled
+    ? createDevApp({
+        logger: opts.logger,
+        bodyLimitBytes: config.bodyLimitBytes,
+        async deposit({ asset, from, to, amount }) {
+          const t = await chains.simulateDeposit({ chain: asset.chain, asset: asset.id, from, to, amount });
+          await deposits.poll();
+          return t;
+        },
+        async advanceClock(ms) {
+          clock.advance(ms);
+          await runtime.fireDue();
+          await deposits.poll();
+          return { now: clock.now() };
+        },
+      })
+    : null;
   return {
     appA,
+    devApp,
+    chains,
+    deposits,
     bus,
     runtime,
     store,
     clock,
     async close() {
+      await deposits.stop();
       await stopServing();
       await runtime.drain();
       await bus.close();

@@ -29,6 +29,8 @@ export interface OrderKindDeps {
   chains: Pick<Chains, 'transfer'>;
   market: Pick<Market, 'venue'>;
   policy: OrderPolicy;
+  /** Called with every new deposit address before the order can show it (the deposit feed registers it). */
+  onVault?: (chain: ChainName, address: string, orderId: string, asset: string) => Promise<void>;
 }
 
 export function orderView(s: AnyMachineSnapshot): OrderView {
@@ -61,9 +63,10 @@ export function orderKind(deps: OrderKindDeps): ActorKindSpec {
 
   const logic = orderMachine.provide({
     actors: {
-      [ORDER_EFFECTS.issueVault]: fromPromise<{ vault: OrderVault; at: number }, { orderId: string; chain: ChainName }>(
+      [ORDER_EFFECTS.issueVault]: fromPromise<{ vault: OrderVault; at: number }, { orderId: string; chain: ChainName; asset: string }>(
         async ({ input }) => {
           const v = await deps.vaults.issue(input.chain);
+          await deps.onVault?.(v.chain, v.address, input.orderId, input.asset);
           return { vault: { vaultId: v.vaultId, chain: v.chain, index: v.index, address: v.address }, at: clock.now() };
         },
       ),

@@ -35,6 +35,7 @@ export function openSqliteStore(file: string): ActorStore {
       updated_at INTEGER NOT NULL,
       PRIMARY KEY (kind, id)
     );
+    CREATE TABLE IF NOT EXISTS keyed (space TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (space, key));
     CREATE TABLE IF NOT EXISTS sequences (name TEXT PRIMARY KEY, next INTEGER NOT NULL);
     CREATE INDEX IF NOT EXISTS actors_wake_at ON actors (wake_at) WHERE wake_at IS NOT NULL;
   `);
@@ -55,6 +56,11 @@ export function openSqliteStore(file: string): ActorStore {
   const seq = db.prepare<[string], { value: number }>(
     'INSERT INTO sequences (name, next) VALUES (?, 1) ON CONFLICT (name) DO UPDATE SET next = next + 1 RETURNING next - 1 AS value',
   );
+
+  const putKey = db.prepare(
+    'INSERT INTO keyed (space, key, value) VALUES (?, ?, ?) ON CONFLICT (space, key) DO UPDATE SET value = excluded.value',
+  );
+  const getKey = db.prepare<[string, string], { value: string }>('SELECT value FROM keyed WHERE space = ? AND key = ?');
 
   // One transaction per save: read the head, compare version and epoch, write. IMMEDIATE takes the write lock
   // first, so two processes sharing the file cannot both pass the compare.
@@ -95,6 +101,12 @@ export function openSqliteStore(file: string): ActorStore {
     },
     async nextSequence(name) {
       return seq.get(name)!.value;
+    },
+    async putKey(space, key, value) {
+      putKey.run(space, key, value);
+    },
+    async getKey(space, key) {
+      return getKey.get(space, key)?.value ?? null;
     },
     async close() {
       if (db.open) db.close();

@@ -36,5 +36,8 @@ export interface ActorStore {
   /** Next value of a named durable counter, starting at 0; never hands out a value twice, across restarts and
    *  processes sharing the store (the vault derivation index uses it). */
   nextSequence(name: string): Promise<number>;
+  /** A small durable map beside the actors (deposit address → order, deposit scanner cursors); put overwrites. */
+  putKey(space: string, key: string, value: string): Promise<void>;
+  getKey(space: string, key: string): Promise<string | null>;
   close(): Promise<void>;
 }

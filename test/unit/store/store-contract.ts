@@ -85,6 +85,16 @@ export function storeContract(name: string, open: () => Promise<ActorStore>): vo
       expect(Math.min(...many)).toBe(2);
     });
 
+    it('keyed values: absent is null, put stores, a second put overwrites, spaces are separate', async () => {
+      expect(await store.getKey('deposit', '0xabc')).toBeNull();
+      await store.putKey('deposit', '0xabc', 'o1');
+      await store.putKey('cursor', '0xabc', '7');
+      expect(await store.getKey('deposit', '0xabc')).toBe('o1');
+      await store.putKey('deposit', '0xabc', 'o2');
+      expect(await store.getKey('deposit', '0xabc')).toBe('o2');
+      expect(await store.getKey('cursor', '0xabc')).toBe('7');
+    });
+
     it('durable wake-ups: due() lists actors whose wakeAt has passed, oldest first, and a cleared wakeAt leaves the list', async () => {
       await store.save({ ...base, id: 'late', wakeAt: 300, snapshot: {}, expectedVersion: 0 });
       await store.save({ ...base, id: 'early', wakeAt: 100, snapshot: {}, expectedVersion: 0 });

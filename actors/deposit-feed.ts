@@ -1,0 +1,109 @@
+// Deposit watching for the actor host: scans each chain's mined blocks from durable cursors, finds the order a
+// deposit address belongs to, and tells that order (at least once; the order deduplicates by txId).
+// Two passes per chain: "seen" (every mined block, so `funded` shows as soon as a deposit is mined) and
+// "confirmed" (blocks with the chain's required confirmations, so execution starts only on confirmed money).
+import type { AssetId, ChainName } from '../src/assets/types.js';
+import { CHAIN_NAMES } from '../src/assets/types.js';
+import type { Deposit, DepositWatcher } from '../src/chains/types.js';
+import type { Logger } from '../src/log.js';
+import type { ActorStore } from '../src/store/types.js';
+
+const ADDRESSES = 'deposit-address';
+const CURSORS = 'deposit-cursor';
+
+export interface DepositMessage {
+  type: 'deposit';
+  txId: string;
+  from: string;
+  amount: bigint;
+  confirmations: number;
+  required: number;
+  [field: string]: unknown;
+}
+
+export interface DepositFeedDeps {
+  chains: Pick<DepositWatcher, 'scan' | 'requiredConfirmations'> & { height(chain: ChainName): Promise<number> };
+  store: Pick<ActorStore, 'getKey' | 'putKey'>;
+  /** Delivers a deposit to its order (through the bus); a rejection leaves the cursor so it is retried. */
+  tell(orderId: string, message: DepositMessage): Promise<unknown>;
+  logger: Logger;
+}
+
+export interface DepositFeed {
+  /** Records which order owns a deposit address and which asset it expects; durable before the address is shown. */
+  register(chain: ChainName, address: string, orderId: string, asset: AssetId): Promise<void>;
+  /** One pass over every chain; concurrent calls share the pass in progress. */
+  poll(): Promise<void>;
+  start(everyMs: number): void;
+  stop(): Promise<void>;
+}
+
+const addressKey = (chain: ChainName, address: string) => `${chain}:${address.toLowerCase()}`;
+
+export function createDepositFeed(deps: DepositFeedDeps): DepositFeed {
+  const { chains, store, logger } = deps;
+  let running: Promise<void> | null = null;
+  let timer: NodeJS.Timeout | null = null;
+
+  /** Delivers deposits in order; returns the last block fully delivered (a failure stops before its block). */
+  async function deliver(chain: ChainName, deposits: Deposit[], upTo: number, required: number): Promise<number> {
+    for (const d of deposits) {
+      const owner = await store.getKey(ADDRESSES, addressKey(chain, d.to));
+      if (!owner) continue; // a transfer between other accounts
+      const { orderId, asset } = JSON.parse(owner) as { orderId: string; asset: AssetId };
+      if (d.asset !== asset) {
+        logger.warn({ chain, txId: d.txId, orderId, asset: d.asset }, 'deposit of another asset than the order expects; left for an operator');
+        continue;
+      }
+      try {
+        await deps.tell(orderId, { type: 'deposit', txId: d.txId, from: d.from, amount: d.amount, confirmations: d.confirmations, required });
+      } catch (err) {
+        logger.warn({ chain, txId: d.txId, orderId, err: String(err) }, 'deposit not delivered yet; retrying on the next pass');
+        return d.block - 1;
+      }
+    }
+    return upTo;
+  }
+
+  async function pass(chain: ChainName, name: 'seen' | 'confirmed', upTo: number, required: number): Promise<void> {
+    const cursorKey = `${chain}:${name}`;
+    const done = Number((await store.getKey(CURSORS, cursorKey)) ?? '0');
+    if (upTo <= done) return;
+    const deposits = await chains.scan(chain, done + 1, upTo);
+    const reached = await deliver(chain, deposits, upTo, required);
+    if (reached > done) await store.putKey(CURSORS, cursorKey, String(reached));
+  }
+
+  async function pollOnce(): Promise<void> {
+    for (const chain of CHAIN_NAMES) {
+      const height = await chains.height(chain);
+      const required = chains.requiredConfirmations(chain);
+      // A block at height h has 1 confirmation; it has `required` once the height reaches h + required - 1.
+      if (required > 1) await pass(chain, 'seen', height, required);
+      await pass(chain, 'confirmed', height - Math.max(required, 1) + 1, required);
+    }
+  }
+
+  const feed: DepositFeed = {
+    async register(chain, address, orderId, asset) {
+      await store.putKey(ADDRESSES, addressKey(chain, address), JSON.stringify({ orderId, asset }));
+    },
+    poll() {
+      running ??= pollOnce().finally(() => {
+        running = null;
+      });
+      return running;
+    },
+    start(everyMs) {
+      if (timer) return;
+      timer = setInterval(() => void feed.poll().catch((err) => logger.error({ err: String(err) }, 'deposit scan failed')), everyMs);
+      timer.unref();
+    },
+    async stop() {
+      if (timer) clearInterval(timer);
+      timer = null;
+      await running;
+    },
+  };
+  return feed;
+}

@@ -1,0 +1,72 @@
+// The dev listener (loopback only, embedded mode): simulate a deposit on the simulated chain, and move the
+// service's clock forward so what falls due fires. Errors use the Family A envelope `{error}`.
+import { Router } from '@koa/router';
+import Koa from 'koa';
+import type { Logger } from 'pino';
+import { parseAmount, parseChainAsset, validateAddress } from '../../src/assets/index.js';
+import type { Asset } from '../../src/assets/types.js';
+import { InvalidRequest } from '../../src/errors.js';
+import { errorReply } from '../family-a/errors.js';
+import { readJsonBody } from '../json-body.js';
+import { edgeState, requestContext } from '../request-id.js';
+
+export interface DevDeps {
+  logger: Logger;
+  bodyLimitBytes: number;
+  /** Makes the deposit on the simulated ledger and lets the deposit watcher see it; answers the transfer. */
+  deposit(d: { asset: Asset; from: string; to: string; amount: bigint }): Promise<{ txId: string; block: number }>;
+  /** Moves the service clock forward by `ms` and fires what fell due; answers the new time. */
+  advanceClock(ms: number): Promise<{ now: number }>;
+}
+
+const MAX_ADVANCE_MS = 366 * 24 * 3600 * 1000;
+
+function field(body: unknown, name: string): string {
+  const v = (body as Record<string, unknown> | null)?.[name];
+  if (typeof v !== 'string' || v.trim() === '') throw new InvalidRequest(`\`${name}\` is required and must be a string.`, name);
+  return v;
+}
+
+export function createDevApp(deps: DevDeps): Koa {
+  const app = new Koa();
+  const router = new Router();
+  router.post('/deposits', async (ctx) => {
+    const body = await readJsonBody(ctx, deps.bodyLimitBytes);
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new InvalidRequest('The body must be a JSON object.');
+    const asset = parseChainAsset(field(body, 'asset'), 'asset');
+    const amount = parseAmount(field(body, 'amount'), asset, 'formatted', 'amount');
+    const to = validateAddress(asset.chain, field(body, 'to'), 'to');
+    const from = validateAddress(asset.chain, field(body, 'from'), 'from');
+    const t = await deps.deposit({ asset, from, to, amount });
+    ctx.status = 201;
+    ctx.body = { tx_id: t.txId, chain: asset.chain, block: t.block };
+  });
+  router.post('/clock/advance', async (ctx) => {
+    const body = (await readJsonBody(ctx, deps.bodyLimitBytes)) as Record<string, unknown> | null;
+    const ms = body?.ms;
+    if (typeof ms !== 'number' || !Number.isInteger(ms) || ms < 0 || ms > MAX_ADVANCE_MS) {
+      throw new InvalidRequest(`\`ms\` must be an integer between 0 and ${MAX_ADVANCE_MS}.`, 'ms');
+    }
+    const { now } = await deps.advanceClock(ms);
+    ctx.body = { now: new Date(now).toISOString() };
+  });
+  app.use(requestContext(deps.logger));
+  app.use(async (ctx, next) => {
+    const { requestId, log } = edgeState(ctx);
+    try {
+      await next();
+      if (ctx.body === undefined || ctx.body === null) {
+        ctx.status = 404;
+        ctx.body = { error: `No resource at ${ctx.method} ${ctx.path.slice(0, 100)}.` };
+      }
+    } catch (err) {
+      const reply = errorReply(err, requestId);
+      if (!reply.exposed) log.error({ err }, 'dev request failed');
+      ctx.status = reply.status;
+      ctx.set(reply.headers);
+      ctx.body = reply.body;
+    }
+  });
+  app.use(router.routes());
+  return app;
+}
