@@ -9,6 +9,8 @@ import { createEmbeddedService, type EmbeddedService } from '../../src/service.j
 
 export interface RunningService {
   url: string;
+  /** The dev listener (deposits, clock). */
+  devUrl: string;
   service: EmbeddedService;
   dataDir: string;
   post(path: string, body: unknown): Promise<{ status: number; body: any; headers: Headers }>;
@@ -29,12 +31,17 @@ export async function startService(env: Record<string, string> = {}, dataDir?: s
   await new Promise((r) => server.once('listening', r));
   const addr = server.address();
   const url = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
+  const dev: Server = service.devApp!.listen(0, '127.0.0.1');
+  await new Promise((r) => dev.once('listening', r));
+  const devAddr = dev.address();
+  const devUrl = `http://127.0.0.1:${typeof devAddr === 'object' && devAddr ? devAddr.port : 0}`;
   return {
     url,
+    devUrl,
     service,
     dataDir: dir,
     async post(path, body) {
-      const res = await fetch(url + path, {
+      const res = await fetch((path.startsWith('http') ? '' : url) + path, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: typeof body === 'string' ? body : JSON.stringify(body),
@@ -44,6 +51,7 @@ export async function startService(env: Record<string, string> = {}, dataDir?: s
     },
     async stop() {
       await new Promise((r) => server.close(r));
+      await new Promise((r) => dev.close(r));
       await service.close();
       if (!dataDir) rmSync(dir, { recursive: true, force: true });
     },

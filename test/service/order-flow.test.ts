@@ -1,0 +1,133 @@
+// Family A orders through the whole embedded service, as a user would drive them: quote, order, deposit on the
+// simulated chain through the dev listener, poll GET /order/{id}; or let the clock pass the deadline.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FEES_ACCOUNT } from '../../actors/index.js';
+import { parseAmount, parseChainAsset } from '../../src/assets/index.js';
+import type { Chains } from '../../src/chains/types.js';
+import { startService, type RunningService } from '../support/service.js';
+
+const TO = '0x9858EfFD232B4033E47d90003D41EC34EcaEda94';
+const SENDER_EVM = '0x000000000000000000000000000000000000dEaD';
+const SENDER_BTC = 'bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu';
+const WEEK = 7 * 24 * 3600 * 1000;
+
+let svc: RunningService;
+beforeAll(async () => {
+  svc = await startService({ ROUTER_DEPOSIT_POLL_MS: '50' });
+});
+afterAll(async () => svc.stop());
+
+async function order(from: string, to: string, amount: string, extra: Record<string, unknown> = {}) {
+  const q = await svc.post('/quote', { from, to, from_amount: amount, return_full_route: true });
+  expect(q.status).toBe(200);
+  const o = await svc.post('/order', { quote_id: q.body.id, to_address: TO, ...extra });
+  expect(o.status).toBe(201);
+  return { quote: q.body, order: o.body };
+}
+const deposit = (to: string, asset: string, amount: string, from: string) =>
+  svc.post(`${svc.devUrl}/deposits`, { to, asset, amount, from });
+const advance = (ms: number) => svc.post(`${svc.devUrl}/clock/advance`, { ms });
+const get = async (id: string) => (await (await fetch(`${svc.url}/order/${id}`)).json()) as Record<string, any>;
+
+async function until(id: string, statuses: string[], ms = 10_000) {
+  const end = Date.now() + ms;
+  for (;;) {
+    const o = await get(id);
+    if (statuses.includes(o.status) || Date.now() > end) return o;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+async function balance(chains: Chains, asset: string, address: string) {
+  const a = parseChainAsset(asset, 'asset');
+  return chains.balanceOf(a.chain, address, a.id);
+}
+
+describe('awaiting_deposit → funded → executing → delivered, with amount_out; refund_address set to the sender', () => {
+  it('a deposit of from_amount on base is delivered on arbitrum, and what was deposited = delivered + costs + venue inputs', async () => {
+    const { order: o } = await order('base.usdc', 'arbitrum.usdc', '2500');
+    expect(o.status).toBe('awaiting_deposit');
+    expect(o.amount_out).toBeUndefined();
+    const d = await deposit(o.deposit_address, 'base.usdc', '2500', SENDER_EVM);
+    expect(d.status).toBe(201);
+    const done = await until(o.id, ['delivered']);
+    expect(done.status).toBe('delivered');
+    expect(done.refund_address).toBe(SENDER_EVM);
+    const usdcArb = parseChainAsset('arbitrum.usdc', 'to');
+    const out = parseAmount(done.amount_out, usdcArb, 'formatted', 'amount_out');
+    expect(await balance(svc.service.chains, 'arbitrum.usdc', TO)).toBeGreaterThanOrEqual(out);
+    expect(await balance(svc.service.chains, 'base.usdc', o.deposit_address)).toBe(0n);
+    // Source side: every unit deposited left the deposit address once, to the venue or to the fee account.
+    const spent = await svc.service.chains.transfers({ address: o.deposit_address });
+    const outgoing = spent.filter((t) => t.from.toLowerCase() === o.deposit_address.toLowerCase());
+    expect(outgoing.map((t) => (t.to.startsWith('pool:') ? 'pool' : t.to)).sort()).toEqual([FEES_ACCOUNT, 'pool'].sort());
+    expect(outgoing.reduce((s, t) => s + t.amount, 0n)).toBe(2_500_000_000n);
+    // Destination side: what reached the order's holding account = delivered + the delivery cost.
+    const held = (await svc.service.chains.transfers({ address: `order:${o.id}` })).filter((t) => t.to === `order:${o.id}`);
+    const deliveryCost = (await svc.service.chains.transfers({ key: `${o.id}:deliver:cost` }))[0]?.amount ?? 0n;
+    expect(held.reduce((s, t) => s + t.amount, 0n)).toBe(out + deliveryCost);
+    const transfers = await svc.service.chains.transfers({ key: `${o.id}:deliver` });
+    expect(transfers).toHaveLength(1);
+    expect(transfers[0]!.amount).toBe(out);
+  });
+});
+
+describe('awaiting_deposit → expired when deposit_deadline passes with nothing deposited', () => {
+  it('moving the clock past seven days expires the order', async () => {
+    const { order: o } = await order('base.usdc', 'arbitrum.usdc', '10');
+    await advance(WEEK - 60_000);
+    expect((await get(o.id)).status).toBe('awaiting_deposit');
+    await advance(60_001);
+    expect((await get(o.id)).status).toBe('expired');
+  });
+});
+
+describe('underfunded (our choice): top-ups count until the deadline; overpayment: the excess is refunded', () => {
+  it('a short bitcoin deposit is underfunded, a top-up funds it, confirmations start execution, the excess goes back', async () => {
+    const { order: o } = await order('bitcoin.btc', 'arbitrum.usdc', '0.1');
+    await deposit(o.deposit_address, 'bitcoin.btc', '0.04', SENDER_BTC);
+    await advance(600_000);
+    expect((await until(o.id, ['underfunded'])).status).toBe('underfunded');
+    await deposit(o.deposit_address, 'bitcoin.btc', '0.07', SENDER_BTC);
+    await advance(600_000);
+    expect((await until(o.id, ['funded'])).status).toBe('funded');
+    await advance(600_000);
+    const done = await until(o.id, ['delivered']);
+    expect(done.status).toBe('delivered');
+    const refunds = await svc.service.chains.transfers({ key: `${o.id}:refund:excess` });
+    expect(refunds.map((t) => [t.to, t.amount])).toEqual([[SENDER_BTC, 1_000_000n]]);
+  });
+
+  it('at the deadline, what arrived is refunded to the refund address and the order expires', async () => {
+    const { order: o } = await order('base.usdc', 'arbitrum.usdc', '100', { refund_address: SENDER_EVM });
+    await deposit(o.deposit_address, 'base.usdc', '40', '0x1111111111111111111111111111111111111111');
+    expect((await until(o.id, ['underfunded'])).status).toBe('underfunded');
+    await advance(WEEK + 1);
+    expect((await until(o.id, ['expired'])).status).toBe('expired');
+    expect(await balance(svc.service.chains, 'base.usdc', SENDER_EVM)).toBe(40_000_000n);
+    expect(await balance(svc.service.chains, 'base.usdc', o.deposit_address)).toBe(0n);
+  });
+
+  it('a deposit of another asset does not fund the order (left for an operator)', async () => {
+    const { order: o } = await order('base.usdc', 'arbitrum.usdc', '100');
+    await deposit(o.deposit_address, 'base.eth', '1', SENDER_EVM);
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await get(o.id)).status).toBe('awaiting_deposit');
+  });
+});
+
+describe('Any number of concurrent POST /order for one quote make exactly one order', () => {
+  it('50 at once', async () => {
+    const q = await svc.post('/quote', { from: 'base.usdc', to: 'arbitrum.usdc', from_amount: '5', return_full_route: false });
+    const all = await Promise.all(Array.from({ length: 50 }, () => svc.post('/order', { quote_id: q.body.id, to_address: TO })));
+    expect(all.every((r) => r.status === 201)).toBe(true);
+    expect(new Set(all.map((r) => r.body.id)).size).toBe(1);
+    expect(new Set(all.map((r) => r.body.deposit_address)).size).toBe(1);
+  });
+});
+
+describe('Costs are collected on the fee account of each chain', () => {
+  it('the base fee account holds USDC after deliveries', async () => {
+    expect(await balance(svc.service.chains, 'base.usdc', FEES_ACCOUNT)).toBeGreaterThan(0n);
+  });
+});
