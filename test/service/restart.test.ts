@@ -1,0 +1,128 @@
+// Kill the service with SIGKILL at random moments of execution and start it again on the same data dir: every
+// order carries on and completes exactly once, and the ledger balances (nothing lost, nothing paid twice).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseAmount, parseChainAsset } from '../../src/assets/index.js';
+import { openSimChains } from '../../src/chains/index.js';
+import { ManualClock } from '../../src/clock.js';
+
+async function freePort(): Promise<number> {
+  const s = createServer();
+  s.listen(0, '127.0.0.1');
+  await once(s, 'listening');
+  const port = (s.address() as { port: number }).port;
+  s.close();
+  await once(s, 'close');
+  return port;
+}
+
+const TO_BTC = 'bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu';
+const SENDER = '0x000000000000000000000000000000000000dEaD';
+
+describe('Restart safety: kill the process at any moment and start it again; every order carries on, none twice', () => {
+  it('three two-step orders survive SIGKILL at random points of execution, deliver once, and conserve every unit', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'router-kill-'));
+    const portA = await freePort();
+    const portDev = await freePort();
+    const base = `http://127.0.0.1:${portA}`;
+    const dev = `http://127.0.0.1:${portDev}`;
+    let child: ChildProcess | null = null;
+
+    const start = async () => {
+      const c = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+        env: {
+          ...process.env, ROUTER_DATA_DIR: dir, ROUTER_PORT_A: String(portA), ROUTER_DEV_PORT: String(portDev), ROUTER_HOST: '127.0.0.1',
+          ROUTER_SIM_LATENCY_SCALE: '0', ROUTER_SIM_FAILURES: 'off', ROUTER_DEPOSIT_POLL_MS: '50', ROUTER_LOG_LEVEL: 'warn',
+        },
+        stdio: ['ignore', 'ignore', 'inherit'],
+      });
+      const end = Date.now() + 20_000;
+      for (;;) {
+        try {
+          if ((await fetch(`${base}/health`)).ok) break;
+        } catch {
+          /* not listening yet */
+        }
+        if (Date.now() > end) throw new Error('service did not start');
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      child = c;
+    };
+    const kill = async () => {
+      const c = child!;
+      c.kill('SIGKILL');
+      if (c.exitCode === null && c.signalCode === null) await once(c, 'exit');
+      child = null;
+    };
+    const post = async (url: string, body: unknown) => {
+      const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      return { status: r.status, body: (await r.json()) as Record<string, any> };
+    };
+
+    const orders: Array<Record<string, any>> = [];
+    try {
+      await start();
+      for (let i = 0; i < 3; i++) {
+        // robinhood USDG → bitcoin BTC has no direct venue: two steps (via ethereum USDC), then delivery on bitcoin.
+        const q = await post(`${base}/quote`, { from: 'robinhood.usdg', to: 'bitcoin.btc', from_amount: '5000', return_full_route: true });
+        expect(q.status).toBe(200);
+        expect(q.body.route.length).toBe(2);
+        const o = await post(`${base}/order`, { quote_id: q.body.id, to_address: TO_BTC });
+        expect(o.status).toBe(201);
+        orders.push(o.body);
+        const d = await post(`${dev}/deposits`, { to: o.body.deposit_address, asset: 'robinhood.usdg', amount: '5000', from: SENDER });
+        expect(d.status).toBe(201);
+        // Somewhere between the deposit being mined and delivery: the kill lands at a random point.
+        await new Promise((r) => setTimeout(r, Math.floor(Math.random() * 400)));
+        await kill();
+        await start();
+      }
+      const end = Date.now() + 30_000;
+      for (const o of orders) {
+        for (;;) {
+          const got = (await (await fetch(`${base}/order/${o.id}`)).json()) as Record<string, any>;
+          if (got.status === 'delivered') {
+            o.amount_out = got.amount_out;
+            break;
+          }
+          expect(['awaiting_deposit', 'funded', 'executing']).toContain(got.status);
+          if (Date.now() > end) throw new Error(`order ${o.id} stuck in ${got.status}`);
+          await new Promise((r) => setTimeout(r, 50));
+        }
+      }
+      child!.kill('SIGTERM');
+      await once(child!, 'exit');
+      child = null;
+
+      const chains = openSimChains({ file: join(dir, 'router.sqlite'), clock: new ManualClock(), pollMs: 0 });
+      const btc = parseChainAsset('bitcoin.btc', 'to');
+      let delivered = 0n;
+      for (const o of orders) {
+        const out = parseAmount(o.amount_out, btc, 'formatted', 'amount_out');
+        const deliveries = (await chains.transfers({ address: TO_BTC })).filter((t) => t.key === `${o.id}:deliver`);
+        expect(deliveries.map((t) => t.amount)).toEqual([out]);
+        delivered += out;
+        // Nothing left behind and nothing paid twice: the deposit address and the holding accounts are empty.
+        expect(await chains.balanceOf('robinhood', o.deposit_address, parseChainAsset('robinhood.usdg', 'from').id)).toBe(0n);
+        for (const chain of ['ethereum', 'bitcoin'] as const) {
+          const held = (await chains.balances({ chain, address: `order:${o.id}` })).filter((b) => b.amount !== 0n);
+          expect(held).toEqual([]);
+        }
+        // Each step's venue input and output moved exactly once.
+        for (const key of [`${o.id}:0:in`, `${o.id}:0:out`, `${o.id}:1:in`, `${o.id}:1:out`]) {
+          expect(await chains.transfers({ key })).toHaveLength(1);
+        }
+      }
+      expect(await chains.balanceOf('bitcoin', TO_BTC, btc.id)).toBe(delivered);
+      await chains.close();
+    } finally {
+      if (child) (child as ChildProcess).kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 90_000);
+});
