@@ -1,0 +1,151 @@
+// Child process of the order benchmark. `service`: the embedded service on a free loopback port; prints
+// {"port", "dataDir"} when ready. `memory` (run with --expose-gc): open orders held in memory, then passivated.
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createDepositFeed, createRuntime, orderKind, quoteKind } from '../actors/index.js';
+import { toQuoteRequest } from '../http/family-a/index.js';
+import { assetById, validateAddress } from '../src/assets/index.js';
+import { createInProcessBus } from '../src/bus/index.js';
+import { openSimChains } from '../src/chains/index.js';
+import { ManualClock } from '../src/clock.js';
+import { loadConfig } from '../src/config.js';
+import { createLogger } from '../src/log.js';
+import type { OrderView } from '../src/orders/types.js';
+import type { Quote } from '../src/quotes/types.js';
+import { createRouter } from '../src/routing/index.js';
+import { createEmbeddedService } from '../src/service.js';
+import { encodeJson, openSqliteStore } from '../src/store/index.js';
+import { createVaults, loadOrCreateSeed } from '../src/vaults/index.js';
+import { createSimMarket } from '../src/venues/index.js';
+
+const BASE_ENV = { ROUTER_SIM_LATENCY_SCALE: '0', ROUTER_SIM_FAILURES: 'off', ROUTER_LOG_LEVEL: 'silent', ROUTER_DEV_LISTENER: 'off' };
+
+async function serveService(): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'router-bench-orders-'));
+  const config = loadConfig({ ...process.env, ...BASE_ENV, ROUTER_DATA_DIR: dataDir });
+  const service = await createEmbeddedService(config, { logger: createLogger('silent') });
+  const server = service.appA.listen(0, '127.0.0.1', () => {
+    const addr = server.address();
+    process.stdout.write(JSON.stringify({ port: typeof addr === 'object' && addr ? addr.port : 0, dataDir }) + '\n');
+  });
+  process.on('SIGTERM', () => process.exit(0));
+}
+
+/**
+ * The embedded composition of src/service.ts, rebuilt here only to pass the runtime a short `idleMs`:
+ * createEmbeddedService keeps the 120 s default and has no option for it. Keep in step with service.ts.
+ */
+async function composeWithIdle(dataDir: string, idleMs: number) {
+  const config = loadConfig({ ...process.env, ...BASE_ENV, ROUTER_DATA_DIR: dataDir });
+  const logger = createLogger('silent');
+  const clock = new ManualClock();
+  const file = join(config.dataDir, 'router.sqlite');
+  const store = openSqliteStore(file);
+  const market = createSimMarket(config.sim);
+  const chains = openSimChains({ file, clock });
+  const seed = await loadOrCreateSeed({ configured: config.vaultSeed, dataDir: config.dataDir, logger, allowGenerate: true });
+  const vaults = createVaults({ seed, sequences: store });
+  const router = createRouter({ market, deadlines: config.routing.deadlines, pathLimit: config.routing.pathLimit, maxHops: config.routing.maxHops });
+  const bus = createInProcessBus(config.requestTimeoutMs);
+  const deposits = createDepositFeed({ chains, store, logger, tell: (id, message) => bus.request({ kind: 'order', id }, message) });
+  const runtime = createRuntime({
+    store, clock, logger, idleMs,
+    kinds: [
+      quoteKind({ router, clock }),
+      orderKind({ clock, vaults, chains, market, policy: { ...config.orders, maxAmountIn: null }, onVault: deposits.register }),
+    ],
+  });
+  await bus.serve(runtime.handle);
+  runtime.start();
+  deposits.start(config.depositPollMs);
+  return { bus, runtime, store };
+}
+
+interface Mem { rss: number; heapUsed: number; external: number }
+
+async function settledMemory(): Promise<Mem> {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (!gc) throw new Error('run the memory child with node --expose-gc');
+  // Several passes with turns of the event loop between them, so weak callbacks and finalizers have run.
+  for (let i = 0; i < 4; i++) {
+    gc();
+    await sleep(50);
+  }
+  const m = process.memoryUsage();
+  return { rss: m.rss, heapUsed: m.heapUsed, external: m.external + m.arrayBuffers };
+}
+
+async function inParallel(count: number, concurrency: number, task: (i: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < count) await task(next++);
+    }),
+  );
+}
+
+async function memory(): Promise<void> {
+  const K = Number(process.env.BENCH_MEM_ORDERS ?? 4000);
+  const WARM = Number(process.env.BENCH_MEM_WARMUP ?? 300);
+  const idleMs = Number(process.env.BENCH_IDLE_MS ?? 8000);
+  const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 10);
+  // Durability is not what this child measures: tmpfs keeps order creation quick enough to finish inside idleMs.
+  const root = process.env.BENCH_MEM_DIR ?? (existsSync('/dev/shm') ? '/dev/shm' : tmpdir());
+  const dataDir = mkdtempSync(join(root, 'router-bench-mem-'));
+  const { bus, runtime, store } = await composeWithIdle(dataDir, idleMs);
+
+  const pair = JSON.parse(process.env.BENCH_PAIR ?? '{}') as { from: string; to: string; from_amount: string; to_address: string };
+  const quote = await bus.request<Quote>({ kind: 'quote', id: randomUUID() }, { type: 'quote.request', request: toQuoteRequest({ from: pair.from, to: pair.to, from_amount: pair.from_amount, return_full_route: true }) });
+  const toAddress = validateAddress(assetById(quote.request.to).chain, pair.to_address, 'to_address');
+  // Straight to the order actor with a quote in hand (what the edge sends after quote.bind): no quote actor stays in
+  // memory beside the orders, so the difference is the orders' own. One quote serves them all; nothing here binds.
+  // Ids are made before the first measurement so that their strings are not counted as the orders' memory.
+  const warmIds = Array.from({ length: WARM }, () => randomUUID());
+  const ids = Array.from({ length: K }, () => randomUUID());
+  const creator = (list: string[]) => async (i: number) => {
+    const id = list[i]!;
+    const o = await bus.request<OrderView>({ kind: 'order', id }, { type: 'order.create', quote, toAddress, refundAddress: null });
+    if (o.status !== 'awaiting_deposit') throw new Error(`order ${id} is ${o.status}, not awaiting_deposit`);
+  };
+  const waitPassivated = async () => {
+    const until = Date.now() + idleMs * 3 + 10_000;
+    while (runtime.activeCount() > 0 && Date.now() < until) await sleep(250);
+    return runtime.activeCount();
+  };
+
+  await inParallel(WARM, concurrency, creator(warmIds));
+  const leftWarm = await waitPassivated();
+  const before = await settledMemory();
+  const t0 = performance.now();
+  await inParallel(K, concurrency, creator(ids));
+  const createMs = performance.now() - t0;
+  const activeAfterCreate = runtime.activeCount();
+  const inMemory = await settledMemory();
+  const leftAfter = await waitPassivated();
+  const passivated = await settledMemory();
+
+  // Baseline: the same K snapshot documents, decoded, held in a Map (what a plain cache of the snapshots costs).
+  const docs = await Promise.all(ids.map(async (id) => (await store.load('order', id))!.snapshot));
+  const docBytes = docs.reduce<number>((s, d) => s + Buffer.byteLength(encodeJson(d)), 0) / docs.length;
+  docs.length = 0;
+  const mapBefore = await settledMemory();
+  const map = new Map<string, unknown>();
+  for (const id of ids) map.set(id, (await store.load('order', id))!.snapshot);
+  const mapAfter = await settledMemory();
+
+  process.stdout.write(
+    JSON.stringify({
+      K, idleMs, dataDir, createMs, leftWarm, activeAfterCreate, leftAfter, docBytes, mapSize: map.size,
+      before, inMemory, passivated, mapBefore, mapAfter,
+    }) + '\n',
+  );
+  process.exit(0);
+}
+
+const mode = process.argv[2];
+if (mode === 'service') await serveService();
+else if (mode === 'memory') await memory();
+else throw new Error('usage: serve-orders.ts service|memory');
