@@ -13,7 +13,61 @@ export interface StoredActor {
   /** Epoch ms when the runtime must wake the actor, or null. */
   wakeAt: number | null;
   updatedAt: number;
+  /** Shard of the actor (`shardOf(id, shards)`); a worker polls the timers of the shards it owns. */
+  shard: number;
+  /** Coarse state for listing: the Family A status of an order, the machine state of a quote; null if never given. */
+  status: string | null;
+  /** State changes with their times, oldest first (the runtime keeps the last HISTORY_LIMIT), for operators. */
+  history: Transition[];
 }
+
+/** One state change of an actor, as operators read it. */
+export interface Transition {
+  status: string;
+  at: number;
+}
+
+/** Fields of an order that Family C's `GET /orders` filters on; written beside the order's snapshot. */
+export interface OrderIndex {
+  /** Sender of the first deposit; null until a deposit is seen. */
+  sender: string | null;
+  destination: string;
+  refund: string | null;
+  orderType: 'market' | 'limit';
+  createdAt: number;
+}
+
+export interface ActorSummary {
+  kind: ActorKind;
+  id: string;
+  status: string | null;
+  version: number;
+  epoch: number;
+  shard: number;
+  wakeAt: number | null;
+  updatedAt: number;
+}
+
+export interface OrderListRow extends OrderIndex {
+  id: string;
+  status: string | null;
+  updatedAt: number;
+}
+
+export interface OrderQuery {
+  sender?: string;
+  destination?: string;
+  refund?: string;
+  orderType?: 'market' | 'limit';
+  /** Any of these statuses (Family A statuses); absent = all. */
+  status?: readonly string[];
+  /** 1..1000. */
+  limit: number;
+  /** Rows strictly after this one in the order of the list (newest first: createdAt desc, then id desc). */
+  after?: { createdAt: number; id: string };
+}
+
+export const HISTORY_LIMIT = 100;
 
 export interface SaveActor {
   kind: ActorKind;
@@ -24,6 +78,13 @@ export interface SaveActor {
   epoch: number;
   wakeAt: number | null;
   updatedAt: number;
+  /** Defaults to 0 (embedded mode, one shard owner). */
+  shard?: number;
+  status?: string | null;
+  /** Replaces the stored history (the runtime sends the whole list, at most HISTORY_LIMIT entries). */
+  history?: Transition[];
+  /** Orders only: the fields `listOrders` filters on. */
+  index?: OrderIndex | null;
 }
 
 export interface ActorStore {
@@ -31,8 +92,14 @@ export interface ActorStore {
   /** Returns the new version. Throws SnapshotConflict when the stored version differs from expectedVersion
    *  or the stored epoch is newer than `epoch`. */
   save(actor: SaveActor): Promise<number>;
-  /** Actors whose wakeAt <= now, oldest first. */
-  due(now: number, limit: number): Promise<Array<{ kind: ActorKind; id: string; wakeAt: number }>>;
+  /** Actors whose wakeAt <= now, oldest first; only those of `shards` when given (a worker's owned shards). */
+  due(now: number, limit: number, shards?: readonly number[]): Promise<Array<{ kind: ActorKind; id: string; wakeAt: number }>>;
+  /** Actors of a kind, by id ascending, optionally of some statuses, after an id (admin listing). */
+  list(q: { kind: ActorKind; status?: readonly string[]; limit: number; afterId?: string }): Promise<ActorSummary[]>;
+  /** Number of actors per kind and status (admin counts). */
+  counts(): Promise<Array<{ kind: ActorKind; status: string | null; count: number }>>;
+  /** Orders by the index fields, newest first (Family C `GET /orders`). */
+  listOrders(q: OrderQuery): Promise<OrderListRow[]>;
   /** Next value of a named durable counter, starting at 0; never hands out a value twice, across restarts and
    *  processes sharing the store (the vault derivation index uses it). */
   nextSequence(name: string): Promise<number>;
