@@ -41,6 +41,26 @@ export interface Config {
   /** ROUTER_VAULT_SEED (BIP-39 mnemonic or 64-byte hex), parsed at once so the text never sits in the config;
    *  null = embedded mode generates `<dataDir>/vault-seed` on first start. */
   vaultSeed: MasterSeed | null;
+  /** Cluster mode (`worker`, `edge`, `router admin`): where NATS is and who we are to it. */
+  nats: {
+    /** ROUTER_NATS_URL, default nats://127.0.0.1:4222 (comma-separated list allowed). */
+    servers: string[];
+    /** ROUTER_NATS_USER / ROUTER_NATS_PASSWORD; default none. nats.conf defines router, worker and admin. */
+    user: string | null;
+    pass: string | null;
+  };
+  cluster: {
+    /** ROUTER_WORKER_ID, default `<hostname>-<pid>`: a worker's name in leases and the admin service. */
+    workerId: string | null;
+    /** ROUTER_LEASE_TTL_MS, default 10000: a dead worker's shards move after at most this long. Renewed every third. */
+    leaseTtlMs: number;
+    /** ROUTER_EDGE_RETRY_MS, default 3000: how long the edge retries "no responders" (a shard moving) before 503. */
+    edgeRetryMs: number;
+    /** ROUTER_IDLE_MS, default 120000: an actor idle this long leaves memory (passivation). */
+    idleMs: number;
+  };
+  /** ROUTER_STORE sqlite|mongodb (default sqlite; mongodb when MONGODB_URL is set and ROUTER_STORE is absent). */
+  store: { kind: 'sqlite' | 'mongodb'; mongodbUrl: string | null };
   orders: {
     /** ROUTER_ORDER_MAX_ATTEMPTS, default 5: attempts of one step before the order is stalled. */
     maxAttempts: number;
@@ -87,6 +107,19 @@ function str(env: Env, name: string, dflt: string): string {
   return raw;
 }
 
+function workerId(raw: string): string {
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(raw)) throw new ConfigError(`ROUTER_WORKER_ID must be 1-64 characters of A-Z a-z 0-9 _ -, got "${raw}".`);
+  return raw;
+}
+
+function storeConfig(env: Env): Config['store'] {
+  const url = env.MONGODB_URL ? env.MONGODB_URL : null;
+  const kind = oneOf(env, 'ROUTER_STORE', url ? 'mongodb' : 'sqlite', ['sqlite', 'mongodb'] as const);
+  if (kind === 'mongodb' && !url) throw new ConfigError('ROUTER_STORE=mongodb needs MONGODB_URL.');
+  if (url && !/^mongodb(\+srv)?:\/\//.test(url)) throw new ConfigError('MONGODB_URL must start with mongodb:// or mongodb+srv://.');
+  return { kind, mongodbUrl: url };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   return {
     portA: int(env, 'ROUTER_PORT_A', 8080, 0, 65535),
@@ -115,6 +148,18 @@ export function loadConfig(env: Env = process.env): Config {
     requestTimeoutMs: int(env, 'ROUTER_REQUEST_TIMEOUT_MS', 45_000, 100, 600_000),
     shards: int(env, 'ROUTER_SHARDS', 128, 1, 65_536),
     vaultSeed: env.ROUTER_VAULT_SEED === undefined || env.ROUTER_VAULT_SEED === '' ? null : parseSeed(env.ROUTER_VAULT_SEED),
+    nats: {
+      servers: str(env, 'ROUTER_NATS_URL', 'nats://127.0.0.1:4222').split(',').map((u) => u.trim()).filter(Boolean),
+      user: env.ROUTER_NATS_USER ? env.ROUTER_NATS_USER : null,
+      pass: env.ROUTER_NATS_PASSWORD ? env.ROUTER_NATS_PASSWORD : null,
+    },
+    cluster: {
+      workerId: env.ROUTER_WORKER_ID ? workerId(env.ROUTER_WORKER_ID) : null,
+      leaseTtlMs: int(env, 'ROUTER_LEASE_TTL_MS', 10_000, 1000, 600_000),
+      edgeRetryMs: int(env, 'ROUTER_EDGE_RETRY_MS', 3000, 0, 60_000),
+      idleMs: int(env, 'ROUTER_IDLE_MS', 120_000, 100, 86_400_000),
+    },
+    store: storeConfig(env),
     orders: {
       maxAttempts: int(env, 'ROUTER_ORDER_MAX_ATTEMPTS', 5, 1, 100),
       backoffMs: int(env, 'ROUTER_ORDER_BACKOFF_MS', 2000, 1, 3_600_000),
