@@ -2,6 +2,7 @@
 // when an answer is ready, what the answer is, and the next durable wake-up.
 import type { AnyActorLogic, AnyMachineSnapshot, EventObject } from 'xstate';
 import type { ActorKind, ActorMessage, Reply } from '../src/bus/types.js';
+import type { OrderIndex } from '../src/store/types.js';
 
 export interface WakeUp {
   at: number;
@@ -22,4 +23,8 @@ export interface ActorKindSpec {
   reply(snapshot: AnyMachineSnapshot, message: ActorMessage): Reply;
   /** The next durable wake-up derived from the snapshot; the runtime stores it beside the snapshot. */
   wakeUp(snapshot: AnyMachineSnapshot): WakeUp | null;
+  /** The coarse state stored beside the snapshot for listings and history (an order's Family A status). */
+  status(snapshot: AnyMachineSnapshot): string;
+  /** Fields stored in the order index (orders only). */
+  index?(snapshot: AnyMachineSnapshot): OrderIndex | null;
 }

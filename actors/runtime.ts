@@ -5,7 +5,8 @@ import type { ActorRef, Envelope, Reply } from '../src/bus/types.js';
 import type { Clock } from '../src/clock.js';
 import { RouterError, SnapshotConflict, toErrorData, Unavailable } from '../src/errors.js';
 import type { Logger } from '../src/log.js';
-import type { ActorStore } from '../src/store/types.js';
+import { shardOf } from '../src/bus/shard.js';
+import { HISTORY_LIMIT, type ActorStore, type Transition } from '../src/store/types.js';
 import type { ActorKindSpec } from './kind.js';
 
 export interface RuntimeDeps {
@@ -15,6 +16,13 @@ export interface RuntimeDeps {
   logger: Logger;
   /** Lease epoch written with every snapshot (fencing); embedded mode owns everything under epoch 0. */
   epoch?: number;
+  /** Shard count of the actor space (ROUTER_SHARDS); default 1. */
+  shards?: number;
+  /** Cluster mode: the epoch of the lease this process holds on a shard, or null when it does not hold it (then no
+   *  snapshot of that shard is written: the actor stops). Overrides `epoch`. */
+  epochOf?: (shard: number) => number | null;
+  /** Cluster mode: the shards whose durable timers this process fires. Absent = all (embedded mode). */
+  ownedShards?: () => readonly number[];
   /** Idle time before a settled actor leaves memory (passivation). */
   idleMs?: number;
   /** How long a message may wait for its actor to settle. */
@@ -28,6 +36,9 @@ export interface RuntimeDeps {
 
 interface Active {
   ref: ActorRef;
+  shard: number;
+  /** State changes so far (stored beside the snapshot for operators). */
+  history: Transition[];
   spec: ActorKindSpec;
   actor: AnyActorRef;
   version: number;
@@ -51,13 +62,17 @@ export interface Runtime {
   drain(): Promise<void>;
   /** Number of actors in memory. */
   activeCount(): number;
+  /** A shard's lease is gone: its actors leave memory at once and write nothing more (the new owner restores them
+   *  from their snapshots). Waits briefly for snapshot writes already under way. */
+  release(shard: number): Promise<void>;
 }
 
 const key = (ref: ActorRef) => `${ref.kind}:${ref.id}`;
 
 export function createRuntime(deps: RuntimeDeps): Runtime {
   const { store, clock, logger } = deps;
-  const epoch = deps.epoch ?? 0;
+  const shards = deps.shards ?? 1;
+  const epochOf = deps.epochOf ?? (() => deps.epoch ?? 0);
   const idleMs = deps.idleMs ?? 120_000;
   const settleTimeoutMs = deps.settleTimeoutMs ?? 60_000;
   const kinds = new Map(deps.kinds.map((k) => [k.kind, k]));
@@ -74,7 +89,12 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       if (current === a.lastPersisted) return;
       const persisted = a.actor.getPersistedSnapshot();
       const wake = a.spec.wakeUp(current);
+      const status = a.spec.status(current);
+      const now = clock.now();
+      const history = a.history.at(-1)?.status === status ? a.history : [...a.history, { status, at: now }].slice(-HISTORY_LIMIT);
       try {
+        const epoch = epochOf(a.shard);
+        if (epoch === null) throw new Unavailable(`Shard ${a.shard} is not held by this worker.`);
         a.version = await store.save({
           kind: a.ref.kind,
           id: a.ref.id,
@@ -82,8 +102,13 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
           expectedVersion: a.version,
           epoch,
           wakeAt: wake?.at ?? null,
-          updatedAt: clock.now(),
+          updatedAt: now,
+          shard: a.shard,
+          status,
+          history,
+          index: a.spec.index?.(current) ?? null,
         });
+        a.history = history;
         a.lastPersisted = current;
       } catch (err) {
         // Fencing: another writer advanced this actor; this copy must stop so two owners never both advance it.
@@ -125,6 +150,8 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       : createActor(spec.logic, { input: createInput as never });
     const a: Active = {
       ref,
+      shard: shardOf(ref.id, shards),
+      history: stored?.history ?? [],
       spec,
       actor,
       version: stored?.version ?? 0,
@@ -162,9 +189,14 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
         // An actor in a final state takes no events; its reply is read from the snapshot (XState would warn on console).
         if (event && a.actor.getSnapshot().status === 'active') a.actor.send(event);
       }
-      const snap = await waitFor(a.actor, (s: AnyMachineSnapshot) => spec.settled(s, message), {
-        timeout: settleTimeoutMs,
-      });
+      let snap: AnyMachineSnapshot;
+      try {
+        snap = await waitFor(a.actor, (s: AnyMachineSnapshot) => spec.settled(s, message), { timeout: settleTimeoutMs });
+      } catch (err) {
+        // Stopped while waiting: its shard moved (release) or a write was refused; the caller may try again.
+        if (a.failed) throw new Unavailable('The actor is moving; try again.');
+        throw err;
+      }
       await persist(a);
       const failed = a.failed as Error | null;
       if (failed) throw failed instanceof SnapshotConflict ? new Unavailable('The actor is moving; try again.') : failed;
@@ -202,7 +234,9 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
   }
 
   async function fireDue(): Promise<number> {
-    const due = await store.due(clock.now(), 500);
+    const owned = deps.ownedShards?.();
+    if (owned && owned.length === 0) return 0;
+    const due = await store.due(clock.now(), 500, owned);
     await Promise.all(
       due.map((d) =>
         handle({ ref: { kind: d.kind, id: d.id }, message: { type: 'timer.due', at: d.wakeAt } }).then((r) => {
@@ -232,5 +266,14 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       }
     },
     activeCount: () => active.size,
+    async release(shard) {
+      const leaving = [...active.values()].filter((a) => a.shard === shard);
+      for (const a of leaving) {
+        a.failed ??= new Unavailable('The actor is moving; try again.');
+        evict(a);
+      }
+      // Writes already under way finish (or are refused by the store's fencing) before the shard is handed over.
+      await Promise.race([Promise.all(leaving.map((a) => a.persisting)), new Promise((r) => setTimeout(r, 2000).unref())]);
+    },
   };
 }

@@ -4,9 +4,9 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type Koa from 'koa';
-import { createDepositFeed, createRuntime, orderKind, quoteKind, type DepositFeed, type Runtime } from '../actors/index.js';
+import { createDepositFeed, createRuntime, orderKind, quoteKind, type ActorKindSpec, type DepositFeed, type DepositMessage, type Runtime } from '../actors/index.js';
 import { createApp, createDevApp } from '../http/index.js';
-import type { Chains } from './chains/types.js';
+import type { Chains, SimChains } from './chains/types.js';
 import { createInProcessBus } from './bus/index.js';
 import type { Bus } from './bus/types.js';
 import { ManualClock } from './clock.js';
@@ -33,18 +33,18 @@ export interface EmbeddedService {
   close(): Promise<void>;
 }
 
-export async function createEmbeddedService(
+/** What every actor host builds, embedded or worker: the simulated world, vaults, routing and the two actor kinds.
+ *  `tell` reaches an order (through whatever bus the host uses) for the deposit feed. */
+export async function composeActorHost(
   config: Config,
-  opts: { logger: Logger; clock?: ManualClock; newId?: () => string },
-): Promise<EmbeddedService> {
-  // The system clock, movable forward by the dev listener (POST /clock/advance); the offset is not persisted.
-  const clock = opts.clock ?? new ManualClock();
-  const file = join(config.dataDir, 'router.sqlite');
-  const store = openSqliteStore(file);
+  deps: { store: ActorStore; clock: ManualClock; logger: Logger; tell: (id: string, message: DepositMessage) => Promise<unknown> },
+): Promise<{ chains: SimChains; deposits: DepositFeed; kinds: ActorKindSpec[] }> {
+  const { store, clock, logger } = deps;
   const market = createSimMarket(config.sim);
-  // The simulated ledger shares the store's file (its tables are ledger_*), so one file holds the embedded world.
-  const chains = openSimChains({ file, clock });
-  const seed = await loadOrCreateSeed({ configured: config.vaultSeed, dataDir: config.dataDir, logger: opts.logger, allowGenerate: true });
+  // The simulated ledger lives in `router.sqlite` of the data dir (beside the embedded store's tables, ledger_*), so
+  // processes of one host share one simulated world.
+  const chains = openSimChains({ file: join(config.dataDir, 'router.sqlite'), clock });
+  const seed = await loadOrCreateSeed({ configured: config.vaultSeed, dataDir: config.dataDir, logger, allowGenerate: true });
   const vaults = createVaults({ seed, sequences: store });
   const router = createRouter({
     market,
@@ -52,18 +52,29 @@ export async function createEmbeddedService(
     pathLimit: config.routing.pathLimit,
     maxHops: config.routing.maxHops,
   });
+  const deposits = createDepositFeed({ chains, store, logger, tell: deps.tell });
+  const kinds = [
+    quoteKind({ router, clock }),
+    orderKind({ clock, vaults, chains, market, policy: { ...config.orders, maxAmountIn: null }, onVault: deposits.register }),
+  ];
+  return { chains, deposits, kinds };
+}
+
+export async function createEmbeddedService(
+  config: Config,
+  opts: { logger: Logger; clock?: ManualClock; newId?: () => string },
+): Promise<EmbeddedService> {
+  // The system clock, movable forward by the dev listener (POST /clock/advance); the offset is not persisted.
+  const clock = opts.clock ?? new ManualClock();
+  const store = openSqliteStore(join(config.dataDir, 'router.sqlite'));
   const bus = createInProcessBus(config.requestTimeoutMs);
-  const deposits = createDepositFeed({
-    chains,
+  const { chains, deposits, kinds } = await composeActorHost(config, {
     store,
+    clock,
     logger: opts.logger,
     tell: (id, message) => bus.request({ kind: 'order', id }, message),
   });
-  const runtime = createRuntime({ store, clock, logger: opts.logger, kinds: [
-      quoteKind({ router, clock }),
-      orderKind({ clock, vaults, chains, market, policy: { ...config.orders, maxAmountIn: null }, onVault: deposits.register }),
-    ],
-  });
+  const runtime = createRuntime({ store, clock, logger: opts.logger, kinds, shards: config.shards, idleMs: config.cluster.idleMs });
   const stopServing = await bus.serve(runtime.handle);
   runtime.start();
   deposits.start(config.depositPollMs);

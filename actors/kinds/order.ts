@@ -135,5 +135,10 @@ export function orderKind(deps: OrderKindDeps): ActorKindSpec {
     settled: (s) => !s.matches('opening'),
     reply: (s): Reply => ({ ok: true, value: orderView(s) }),
     wakeUp: (s) => orderWakeUp(s.value, s.context as OrderContext),
+    status: (s) => orderStatus(s.value),
+    index(s) {
+      const c = s.context as OrderContext;
+      return { sender: c.deposits[0]?.from ?? null, destination: c.toAddress, refund: c.refundAddress, orderType: 'market', createdAt: c.createdAt };
+    },
   };
 }

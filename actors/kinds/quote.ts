@@ -60,5 +60,6 @@ export function quoteKind(deps: QuoteKindDeps): ActorKindSpec {
       return { ok: false, error: toErrorData(new QuoteRefused(refusal.reason, { audit: refusal.audit })) };
     },
     wakeUp: () => null,
+    status: (s: AnyMachineSnapshot) => String(s.value),
   };
 }

@@ -35,6 +35,7 @@ const counterKind: ActorKindSpec = {
   reply: (s: AnyMachineSnapshot) => ({ ok: true, value: { state: s.value, n: (s.context as { n: number }).n } }),
   wakeUp: (s: AnyMachineSnapshot) =>
     s.matches('open') ? { at: (s.context as { deadline: number }).deadline, event: { type: 'deadline' } } : null,
+  status: (s: AnyMachineSnapshot) => String(s.value),
 };
 
 function host(opts: { store?: ActorStore; idleMs?: number; alwaysReplay?: boolean } = {}) {

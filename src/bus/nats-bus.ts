@@ -1,0 +1,106 @@
+// NATS adapter of the bus port (cluster mode). A request for an actor goes to `router.shard.<n>` of the actor's shard;
+// only the worker holding that shard's lease subscribes (in a queue group named after the subject, so during a hand
+// over at most one copy answers). While a shard moves nobody subscribes: the edge retries "no responders" for
+// `retryMs`, then the caller gets Unavailable (503). Envelopes and replies go through the JSON codec (bigints).
+import { RequestError, TimeoutError, type Msg, type NatsConnection, type Subscription } from '@nats-io/transport-node';
+import { fromErrorData, toErrorData, Unavailable } from '../errors.js';
+import type { Logger } from '../log.js';
+import { decodeJson, encodeJson } from '../store/codec.js';
+import { shardOf, shardSubject } from './shard.js';
+import type { Bus, Envelope, EnvelopeHandler, Reply } from './types.js';
+
+export interface NatsBusOptions {
+  shards: number;
+  /** How long a request waits for its reply. */
+  timeoutMs: number;
+  /** How long "no responders" (a shard without an owner, e.g. while it moves) is retried before Unavailable. */
+  retryMs: number;
+  logger: Logger;
+}
+
+export interface NatsBus extends Bus {
+  /** Serves one shard's subject; the lease manager calls it when the lease is won and the returned stop when lost. */
+  serveShard(shard: number, handler: EnvelopeHandler): Promise<() => Promise<void>>;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export function createNatsBus(nc: NatsConnection, opts: NatsBusOptions): NatsBus {
+  const { logger } = opts;
+  const subs = new Set<Subscription>();
+
+  async function answer(msg: Msg, handler: EnvelopeHandler): Promise<void> {
+    let reply: Reply;
+    try {
+      reply = await handler(decodeJson<Envelope>(msg.string()));
+    } catch (err) {
+      reply = { ok: false, error: toErrorData(err) };
+    }
+    // A reply to a requester that gave up is harmless; a closed connection is not worth crashing over.
+    try {
+      msg.respond(encodeJson(reply));
+    } catch (err) {
+      logger.warn({ subject: msg.subject, err: String(err) }, 'reply not sent');
+    }
+  }
+
+  function subscribe(subject: string, handler: EnvelopeHandler): () => Promise<void> {
+    const sub = nc.subscribe(subject, {
+      queue: subject,
+      callback: (err, msg) => {
+        if (err) {
+          logger.error({ subject, err: String(err) }, 'subscription failed');
+          return;
+        }
+        void answer(msg, handler);
+      },
+    });
+    subs.add(sub);
+    return async () => {
+      subs.delete(sub);
+      if (!sub.isClosed()) await sub.drain().catch(() => sub.unsubscribe());
+    };
+  }
+
+  return {
+    async request<T>(ref: Envelope['ref'], message: Envelope['message'], ro: { requestId?: string; timeoutMs?: number } = {}) {
+      const subject = shardSubject(shardOf(ref.id, opts.shards));
+      const payload = encodeJson({ ref, message, requestId: ro.requestId });
+      const timeoutMs = ro.timeoutMs ?? opts.timeoutMs;
+      const started = Date.now();
+      let pause = 25;
+      for (;;) {
+        try {
+          const m = await nc.request(subject, payload, { timeout: Math.max(1, timeoutMs - (Date.now() - started)) });
+          const reply = decodeJson<Reply>(m.string());
+          if (!reply.ok) throw fromErrorData(reply.error);
+          return reply.value as T;
+        } catch (err) {
+          const noResponders = err instanceof RequestError && err.isNoResponders();
+          const elapsed = Date.now() - started;
+          if (noResponders && elapsed + pause < Math.min(opts.retryMs, timeoutMs)) {
+            await sleep(pause);
+            pause = Math.min(pause * 2, 400);
+            continue;
+          }
+          if (noResponders) throw new Unavailable(`No worker holds shard ${subject} yet; try again.`);
+          if (err instanceof TimeoutError || (err instanceof RequestError && err.cause instanceof TimeoutError)) {
+            throw new Unavailable(`The actor did not answer within ${timeoutMs} ms.`);
+          }
+          if (err instanceof Error && err.constructor.name.endsWith('ConnectionError')) throw new Unavailable('The message bus is unreachable.');
+          throw err;
+        }
+      }
+    },
+    async serve(handler) {
+      return subscribe('router.shard.*', handler);
+    },
+    async serveShard(shard, handler) {
+      return subscribe(shardSubject(shard), handler);
+    },
+    async close() {
+      await Promise.all([...subs].map((s) => s.drain().catch(() => undefined)));
+      subs.clear();
+    },
+  };
+}
