@@ -7,7 +7,7 @@ export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' |
 
 export interface Config {
   /** Dev listener (loopback only): ROUTER_DEV_LISTENER on|off (default on, embedded mode), ROUTER_DEV_PORT (8090). */
-  dev: { enabled: boolean; port: number };
+  dev: { enabled: boolean; port: number; requested: boolean };
   /** How often the deposit watcher scans the chains (ROUTER_DEPOSIT_POLL_MS, default 1000). */
   depositPollMs: number;
   /** Where Family A listens (ROUTER_PORT_A, default 8080) and on which address (ROUTER_HOST, default 0.0.0.0). */
@@ -58,6 +58,8 @@ export interface Config {
     edgeRetryMs: number;
     /** ROUTER_IDLE_MS, default 120000: an actor idle this long leaves memory (passivation). */
     idleMs: number;
+    /** ROUTER_CLUSTER_WORKERS, default 2: workers `npm run cluster` starts. */
+    localWorkers: number;
   };
   /** ROUTER_STORE sqlite|mongodb (default sqlite; mongodb when MONGODB_URL is set and ROUTER_STORE is absent). */
   store: { kind: 'sqlite' | 'mongodb'; mongodbUrl: string | null };
@@ -126,6 +128,8 @@ export function loadConfig(env: Env = process.env): Config {
     dev: {
       enabled: oneOf(env, 'ROUTER_DEV_LISTENER', 'on', ['on', 'off']) === 'on',
       port: int(env, 'ROUTER_DEV_PORT', 8090, 0, 65535),
+      // Edges run the dev listener only when asked for explicitly (ROUTER_DEV_LISTENER=on).
+      requested: oneOf(env, 'ROUTER_DEV_LISTENER', 'off', ['on', 'off']) === 'on',
     },
     depositPollMs: int(env, 'ROUTER_DEPOSIT_POLL_MS', 1000, 10, 600_000),
     host: str(env, 'ROUTER_HOST', '0.0.0.0'),
@@ -158,6 +162,7 @@ export function loadConfig(env: Env = process.env): Config {
       leaseTtlMs: int(env, 'ROUTER_LEASE_TTL_MS', 10_000, 1000, 600_000),
       edgeRetryMs: int(env, 'ROUTER_EDGE_RETRY_MS', 3000, 0, 60_000),
       idleMs: int(env, 'ROUTER_IDLE_MS', 120_000, 100, 86_400_000),
+      localWorkers: int(env, 'ROUTER_CLUSTER_WORKERS', 2, 1, 64),
     },
     store: storeConfig(env),
     orders: {

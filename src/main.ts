@@ -1,46 +1,31 @@
-// The entry point: `npm start` runs the embedded service (one process, SQLite under ROUTER_DATA_DIR, simulated
-// venues). Only this file listens, handles signals and drains.
+// The entry point. `npm start` (no argument, or `embedded`) runs the embedded service: one process, SQLite under
+// ROUTER_DATA_DIR, simulated venues. `worker` and `edge` run the two halves of a cluster over NATS (`npm run cluster`
+// starts a local one). Only this file listens, handles signals and drains.
 import type { Server } from 'node:http';
+import type Koa from 'koa';
+import { createEdge } from './cluster/edge.js';
+import { createWorker } from './cluster/worker.js';
 import { loadConfig, type Config } from './config.js';
 import { ConfigError } from './errors.js';
-import { createLogger } from './log.js';
+import { createLogger, type Logger } from './log.js';
 import { createEmbeddedService } from './service.js';
 
-async function main(): Promise<void> {
-  let config: Config;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      console.error(`swap-router: invalid configuration: ${err.message}`);
-      process.exit(2);
-    }
-    throw err;
-  }
-  const logger = createLogger(config.logLevel);
-  const service = await createEmbeddedService(config, { logger });
-  const server: Server = service.appA.listen(config.portA, config.host);
+const VERSION = '0.2.47';
+const MODES = ['embedded', 'worker', 'edge'] as const;
+type Mode = (typeof MODES)[number];
+
+async function listen(app: Koa, port: number, host: string): Promise<{ server: Server; port: number }> {
+  const server = app.listen(port, host);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);
   });
   const addr = server.address();
-  const port = typeof addr === 'object' && addr ? addr.port : config.portA;
-  // The dev listener moves money and time on the simulated world: loopback only, whatever ROUTER_HOST says.
-  let dev: Server | null = null;
-  let devPort: number | null = null;
-  if (service.devApp) {
-    const d = service.devApp.listen(config.dev.port, '127.0.0.1');
-    await new Promise<void>((resolve, reject) => {
-      d.once('listening', resolve);
-      d.once('error', reject);
-    });
-    dev = d;
-    const da = d.address();
-    devPort = typeof da === 'object' && da ? da.port : config.dev.port;
-  }
-  logger.info({ family: 'A', host: config.host, port, devPort, dataDir: config.dataDir, mode: 'embedded' }, 'listening');
+  return { server, port: typeof addr === 'object' && addr ? addr.port : port };
+}
 
+/** Runs `close` on SIGTERM/SIGINT after closing the servers; exits 0, or 1 when draining takes too long. */
+function onSignals(logger: Logger, servers: Server[], close: () => Promise<void>): void {
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -51,17 +36,59 @@ async function main(): Promise<void> {
       process.exit(1);
     }, 15_000);
     force.unref();
-    server.close();
-    server.closeIdleConnections();
-    dev?.close();
-    dev?.closeIdleConnections();
-    await service.close();
+    for (const s of servers) {
+      s.close();
+      s.closeIdleConnections();
+    }
+    await close();
     logger.info('stopped');
     logger.flush();
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+async function main(): Promise<void> {
+  const mode = (process.argv[2] ?? 'embedded') as Mode;
+  if (!MODES.includes(mode)) {
+    console.error(`swap-router: unknown mode "${mode}"; use one of ${MODES.join(', ')}.`);
+    process.exit(2);
+  }
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(`swap-router: invalid configuration: ${err.message}`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  const logger = createLogger(config.logLevel).child({ mode });
+
+  if (mode === 'worker') {
+    const worker = await createWorker(config, { logger, version: VERSION });
+    onSignals(logger, [], () => worker.close());
+    await worker.start();
+    return;
+  }
+
+  const built =
+    mode === 'edge'
+      ? await createEdge(config, { logger, devListener: config.dev.requested })
+      : await createEmbeddedService(config, { logger });
+  const a = await listen(built.appA, config.portA, config.host);
+  const servers = [a.server];
+  // The dev listener moves money and time on the simulated world: loopback only, whatever ROUTER_HOST says.
+  let devPort: number | null = null;
+  if (built.devApp) {
+    const d = await listen(built.devApp, config.dev.port, '127.0.0.1');
+    servers.push(d.server);
+    devPort = d.port;
+  }
+  logger.info({ family: 'A', host: config.host, port: a.port, devPort, dataDir: config.dataDir }, 'listening');
+  onSignals(logger, servers, () => built.close());
 }
 
 main().catch((err) => {

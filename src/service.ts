@@ -37,14 +37,21 @@ export interface EmbeddedService {
  *  `tell` reaches an order (through whatever bus the host uses) for the deposit feed. */
 export async function composeActorHost(
   config: Config,
-  deps: { store: ActorStore; clock: ManualClock; logger: Logger; tell: (id: string, message: DepositMessage) => Promise<unknown> },
+  deps: {
+    store: ActorStore;
+    clock: ManualClock;
+    logger: Logger;
+    tell: (id: string, message: DepositMessage) => Promise<unknown>;
+    /** Embedded mode only: generate the vault seed into the data dir when ROUTER_VAULT_SEED is unset. */
+    generateSeed: boolean;
+  },
 ): Promise<{ chains: SimChains; deposits: DepositFeed; kinds: ActorKindSpec[] }> {
   const { store, clock, logger } = deps;
   const market = createSimMarket(config.sim);
   // The simulated ledger lives in `router.sqlite` of the data dir (beside the embedded store's tables, ledger_*), so
   // processes of one host share one simulated world.
   const chains = openSimChains({ file: join(config.dataDir, 'router.sqlite'), clock });
-  const seed = await loadOrCreateSeed({ configured: config.vaultSeed, dataDir: config.dataDir, logger, allowGenerate: true });
+  const seed = await loadOrCreateSeed({ configured: config.vaultSeed, dataDir: config.dataDir, logger, allowGenerate: deps.generateSeed });
   const vaults = createVaults({ seed, sequences: store });
   const router = createRouter({
     market,
@@ -73,6 +80,7 @@ export async function createEmbeddedService(
     clock,
     logger: opts.logger,
     tell: (id, message) => bus.request({ kind: 'order', id }, message),
+    generateSeed: true,
   });
   const runtime = createRuntime({ store, clock, logger: opts.logger, kinds, shards: config.shards, idleMs: config.cluster.idleMs });
   const stopServing = await bus.serve(runtime.handle);

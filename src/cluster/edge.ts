@@ -1,0 +1,47 @@
+// Composition root of an edge (cluster mode): the Family A app over the NATS bus, connected as the `router` user,
+// which may reach shards and nothing else. The dev listener here can make simulated deposits (the ledger file of the
+// host is shared with the workers); the clock moves only in embedded mode. Builds; src/main.ts listens.
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import type Koa from 'koa';
+import { createApp, createDevApp } from '../../http/index.js';
+import { createNatsBus } from '../bus/index.js';
+import { openSimChains } from '../chains/index.js';
+import { ManualClock } from '../clock.js';
+import type { Config } from '../config.js';
+import { InvalidRequest } from '../errors.js';
+import type { Logger } from '../log.js';
+import { connectNats } from './nats-connect.js';
+
+export interface Edge {
+  appA: Koa;
+  devApp: Koa | null;
+  close(): Promise<void>;
+}
+
+export async function createEdge(config: Config, opts: { logger: Logger; devListener: boolean }): Promise<Edge> {
+  const { logger } = opts;
+  const nc = await connectNats(config, `edge ${process.pid}`, logger);
+  const bus = createNatsBus(nc, { shards: config.shards, timeoutMs: config.requestTimeoutMs, retryMs: config.cluster.edgeRetryMs, logger });
+  const appA = createApp({ bus, logger, newId: randomUUID, bodyLimitBytes: config.bodyLimitBytes });
+  const chains = opts.devListener ? openSimChains({ file: join(config.dataDir, 'router.sqlite'), clock: new ManualClock() }) : null;
+  const devApp = chains
+    ? createDevApp({
+        logger,
+        bodyLimitBytes: config.bodyLimitBytes,
+        deposit: ({ asset, from, to, amount }) => chains.simulateDeposit({ chain: asset.chain, asset: asset.id, from, to, amount }),
+        advanceClock: async () => {
+          throw new InvalidRequest('The clock can be moved only in embedded mode; each worker keeps the system time.', 'ms');
+        },
+      })
+    : null;
+  return {
+    appA,
+    devApp,
+    async close() {
+      await bus.close();
+      await nc.drain().catch(() => undefined);
+      await chains?.close();
+    },
+  };
+}

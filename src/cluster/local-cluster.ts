@@ -1,0 +1,165 @@
+// A cluster on this host: nats-server from nats.conf, N worker processes and an edge, on free loopback ports, over
+// one data dir (SQLite store and simulated ledger shared by the processes, or MongoDB when MONGODB_URL is given).
+// `npm run cluster` runs one for people; test/cluster/ and bench/ run them for machines, killing and restarting
+// processes at will.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { createLogger } from '../log.js';
+import { loadOrCreateSeed } from '../vaults/index.js';
+import { freePort, NATS_USERS, startNatsServer, type NatsServer } from './nats-server.js';
+
+export interface ClusterProcess {
+  name: string;
+  child: ChildProcess;
+  /** Lines written so far (JSON log lines), newest last, at most 2000. */
+  lines: string[];
+  /** SIGKILL by default. */
+  kill(signal?: NodeJS.Signals): Promise<void>;
+  /** Starts the same process again (same name, env and ports). */
+  restart(): Promise<void>;
+}
+
+export interface LocalCluster {
+  nats: NatsServer;
+  workers: ClusterProcess[];
+  edge: ClusterProcess;
+  /** Family A on the edge. */
+  url: string;
+  /** The edge's dev listener (simulated deposits). */
+  devUrl: string;
+  dataDir: string;
+  /** Adds one more worker. */
+  addWorker(): Promise<ClusterProcess>;
+  stop(): Promise<void>;
+}
+
+export interface LocalClusterOptions {
+  dataDir: string;
+  workers: number;
+  /** Extra environment for every process (latency scale, lease TTL, log level, ...). */
+  env?: Record<string, string>;
+  natsPort?: number;
+  portA?: number;
+  devPort?: number;
+  /** Forward the processes' output to ours (npm run cluster). */
+  inheritOutput?: boolean;
+}
+
+const MAIN = resolve('src/main.ts');
+
+function launch(name: string, args: string[], env: Record<string, string>, inherit: boolean, readyLine: RegExp | null): Promise<ClusterProcess> {
+  const proc: ClusterProcess = {
+    name,
+    child: null as unknown as ChildProcess,
+    lines: [],
+    async kill(signal = 'SIGKILL') {
+      const c = proc.child;
+      if (c.exitCode !== null || c.signalCode !== null) return;
+      const exited = once(c, 'exit');
+      c.kill(signal);
+      await exited;
+    },
+    async restart() {
+      await proc.kill('SIGKILL');
+      await start();
+    },
+  };
+  const start = () =>
+    new Promise<void>((resolveReady, reject) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
+        // The children get this process's environment (PATH, NODE_OPTIONS) plus theirs; nothing here reads it.
+        // eslint-disable-next-line no-restricted-properties
+        env: { ...process.env, ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      proc.child = child;
+      let ready = readyLine === null;
+      if (ready) resolveReady();
+      let buf = '';
+      const onData = (d: Buffer, stream: NodeJS.WriteStream) => {
+        if (inherit) stream.write(d);
+        buf += d.toString();
+        let nl: number;
+        while ((nl = buf.indexOf('\n')) >= 0) {
+          const line = buf.slice(0, nl);
+          buf = buf.slice(nl + 1);
+          proc.lines.push(line);
+          if (proc.lines.length > 2000) proc.lines.shift();
+          if (!ready && readyLine!.test(line)) {
+            ready = true;
+            resolveReady();
+          }
+        }
+      };
+      child.stdout!.on('data', (d: Buffer) => onData(d, process.stdout));
+      child.stderr!.on('data', (d: Buffer) => onData(d, process.stderr));
+      child.once('exit', (code, signal) => {
+        if (!ready) reject(new Error(`${name} exited (${code ?? signal}) before it was ready:\n${proc.lines.slice(-20).join('\n')}`));
+      });
+    });
+  return start().then(() => proc);
+}
+
+export async function startLocalCluster(opts: LocalClusterOptions): Promise<LocalCluster> {
+  const dataDir = resolve(opts.dataDir);
+  mkdirSync(dataDir, { recursive: true });
+  // One seed for every worker (workers never generate one): made here once, as embedded mode would, and handed over.
+  await loadOrCreateSeed({ configured: null, dataDir, logger: createLogger('silent'), allowGenerate: true });
+  const seed = readFileSync(join(dataDir, 'vault-seed'), 'utf8').trim();
+  const nats = await startNatsServer({ dir: join(dataDir, 'nats'), port: opts.natsPort });
+  const inherit = opts.inheritOutput ?? false;
+  const common = { ROUTER_DATA_DIR: dataDir, ROUTER_NATS_URL: nats.url, ROUTER_VAULT_SEED: seed, ...opts.env };
+  let n = 0;
+  const workers: ClusterProcess[] = [];
+  const addWorker = async () => {
+    const id = `worker-${++n}`;
+    const w = await launch(
+      id,
+      ['worker'],
+      { ...common, ROUTER_WORKER_ID: id, ROUTER_NATS_USER: NATS_USERS.worker.user, ROUTER_NATS_PASSWORD: NATS_USERS.worker.pass },
+      inherit,
+      /"worker started"/,
+    );
+    workers.push(w);
+    return w;
+  };
+  try {
+    for (let i = 0; i < opts.workers; i++) await addWorker();
+    const portA = opts.portA ?? (await freePort());
+    const devPort = opts.devPort ?? (await freePort());
+    const edge = await launch(
+      'edge',
+      ['edge'],
+      {
+        ...common,
+        ROUTER_PORT_A: String(portA),
+        ROUTER_HOST: '127.0.0.1',
+        ROUTER_DEV_LISTENER: 'on',
+        ROUTER_DEV_PORT: String(devPort),
+        ROUTER_NATS_USER: NATS_USERS.router.user,
+        ROUTER_NATS_PASSWORD: NATS_USERS.router.pass,
+      },
+      inherit,
+      /"listening"/,
+    );
+    return {
+      nats,
+      workers,
+      edge,
+      url: `http://127.0.0.1:${portA}`,
+      devUrl: `http://127.0.0.1:${devPort}`,
+      dataDir,
+      addWorker,
+      async stop() {
+        await Promise.all([edge, ...workers].map((p) => p.kill('SIGTERM').catch(() => undefined)));
+        await nats.stop();
+      },
+    };
+  } catch (err) {
+    await Promise.all(workers.map((w) => w.kill()));
+    await nats.stop('SIGKILL');
+    throw err;
+  }
+}

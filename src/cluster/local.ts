@@ -1,0 +1,29 @@
+// `npm run cluster`: a local cluster for people to try: nats-server with nats.conf on 127.0.0.1:4222,
+// ROUTER_CLUSTER_WORKERS workers (default 2) and an edge with Family A on ROUTER_PORT_A (8080) and the dev listener
+// on ROUTER_DEV_PORT (8090), all over ROUTER_DATA_DIR (./data). Ctrl-C stops everything.
+import { loadConfig } from '../config.js';
+import { startLocalCluster } from './local-cluster.js';
+
+const config = loadConfig();
+const port = Number(new URL(config.nats.servers[0] ?? 'nats://127.0.0.1:4222').port || 4222);
+const cluster = await startLocalCluster({
+  dataDir: config.dataDir,
+  workers: config.cluster.localWorkers,
+  natsPort: port,
+  portA: config.portA,
+  devPort: config.dev.port,
+  inheritOutput: true,
+});
+console.error(
+  `\nLocal cluster up: NATS ${cluster.nats.url}, ${cluster.workers.length} workers, Family A ${cluster.url}, dev listener ${cluster.devUrl}.\n` +
+    `Admin: ROUTER_NATS_URL=${cluster.nats.url} npm run router -- admin shards   (Ctrl-C stops the cluster)\n`,
+);
+let stopping = false;
+const stop = async () => {
+  if (stopping) return;
+  stopping = true;
+  await cluster.stop();
+  process.exit(0);
+};
+process.on('SIGINT', () => void stop());
+process.on('SIGTERM', () => void stop());

@@ -1,0 +1,98 @@
+// Composition root of a worker (cluster mode): connects to NATS as the `worker` user, holds shard leases, serves the
+// subjects of its shards with the actor runtime, fires the timers of its shards, runs the deposit feed while it holds
+// shard 0, and serves the admin subject. Builds and connects; src/main.ts starts it and handles signals.
+import { hostname } from 'node:os';
+import { createAdminService, createLeaseManager, createRuntime, type LeaseManager, type Runtime } from '../../actors/index.js';
+import { createNatsBus } from '../bus/index.js';
+import { ManualClock } from '../clock.js';
+import type { Config } from '../config.js';
+import type { Logger } from '../log.js';
+import { composeActorHost } from '../service.js';
+import { openConfiguredStore } from './open-store.js';
+import type { ActorStore } from '../store/types.js';
+import { connectNats } from './nats-connect.js';
+
+export interface Worker {
+  id: string;
+  runtime: Runtime;
+  leases: LeaseManager;
+  store: ActorStore;
+  /** Acquires leases and starts serving. */
+  start(): Promise<void>;
+  /** Gives its shards back, finishes in-flight work, flushes snapshots, disconnects. */
+  close(): Promise<void>;
+}
+
+export async function createWorker(config: Config, opts: { logger: Logger; version: string }): Promise<Worker> {
+  const id = config.cluster.workerId ?? `${hostname().replace(/[^A-Za-z0-9_-]/g, '-')}-${process.pid}`;
+  const logger = opts.logger.child({ worker: id });
+  const clock = new ManualClock();
+  const store = await openConfiguredStore(config);
+  const nc = await connectNats(config, `worker ${id}`, logger);
+  const bus = createNatsBus(nc, { shards: config.shards, timeoutMs: config.requestTimeoutMs, retryMs: config.cluster.edgeRetryMs, logger });
+  const { chains, deposits, kinds } = await composeActorHost(config, {
+    store,
+    clock,
+    logger,
+    tell: (orderId, message) => bus.request({ kind: 'order', id: orderId }, message),
+    // Every worker must derive the same addresses: the seed comes from ROUTER_VAULT_SEED, never generated here.
+    generateSeed: false,
+  });
+  const serving = new Map<number, () => Promise<void>>();
+  // The deposit feed is one per cluster: it runs in the worker holding shard 0 (its cursors are in the store, so the
+  // next holder carries on where it stopped; deposits are told at least once and orders deduplicate them).
+  const FEED_SHARD = 0;
+  // eslint-disable-next-line prefer-const
+  let runtime: Runtime;
+  const leases = createLeaseManager({
+    nc,
+    workerId: id,
+    shards: config.shards,
+    ttlMs: config.cluster.leaseTtlMs,
+    logger,
+    async onAcquire(shard) {
+      serving.set(shard, await bus.serveShard(shard, runtime.handle));
+      if (shard === FEED_SHARD) deposits.start(config.depositPollMs);
+    },
+    async onRelease(shard) {
+      const stop = serving.get(shard);
+      serving.delete(shard);
+      await stop?.();
+      if (shard === FEED_SHARD) await deposits.stop();
+      await runtime.release(shard);
+    },
+  });
+  runtime = createRuntime({
+    store,
+    clock,
+    logger,
+    kinds,
+    shards: config.shards,
+    epochOf: leases.epochOf,
+    ownedShards: leases.ownedShards,
+    idleMs: config.cluster.idleMs,
+  });
+  let admin: { stop(): Promise<void> } | null = null;
+  return {
+    id,
+    runtime,
+    leases,
+    store,
+    async start() {
+      await leases.start();
+      runtime.start();
+      admin = await createAdminService({ nc, store, directory: leases, workerId: id, version: opts.version, activeActors: runtime.activeCount, logger });
+      logger.info({ shards: leases.ownedShards().length }, 'worker started');
+    },
+    async close() {
+      await admin?.stop();
+      await leases.stop();
+      await runtime.drain();
+      await deposits.stop();
+      await bus.close();
+      await nc.drain().catch(() => undefined);
+      await chains.close();
+      await store.close();
+    },
+  };
+}

@@ -1,0 +1,113 @@
+// Shard leases in a real nats-server's JetStream KV: fair shares as workers join and leave, failover after the TTL,
+// and fencing of a stale owner (its lease epoch is older, so the store refuses its snapshot writes).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLeaseManager, type LeaseManager } from '../../actors/index.js';
+import { NATS_USERS, startNatsServer, type NatsServer } from '../../src/cluster/nats-server.js';
+import { SnapshotConflict } from '../../src/errors.js';
+import { createLogger } from '../../src/log.js';
+import { openSqliteStore } from '../../src/store/index.js';
+
+const SHARDS = 16;
+const TTL = 1500;
+let nats: NatsServer;
+let dir: string;
+const conns: NatsConnection[] = [];
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'router-leases-'));
+  nats = await startNatsServer({ dir });
+});
+afterAll(async () => {
+  await Promise.all(conns.map((c) => c.close().catch(() => undefined)));
+  await nats.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function manager(id: string, events: string[] = [], bucketTtl = TTL): Promise<LeaseManager> {
+  const nc = await connect({ servers: nats.url, ...NATS_USERS.worker });
+  conns.push(nc);
+  return createLeaseManager({
+    nc,
+    workerId: id,
+    shards: SHARDS,
+    ttlMs: bucketTtl,
+    logger: createLogger('silent'),
+    onAcquire: async (s, epoch) => void events.push(`+${s}@${epoch}`),
+    onRelease: async (s) => void events.push(`-${s}`),
+  });
+}
+
+const until = async (cond: () => boolean | Promise<boolean>, ms = 10_000) => {
+  const end = Date.now() + ms;
+  while (!(await cond())) {
+    if (Date.now() > end) throw new Error('condition not reached in time');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+};
+
+describe('Shard leases: each worker aims for its fair share; shards move when workers come and go', () => {
+  it('a lone worker takes every shard; a second one gets half; when it leaves, the first takes them back', async () => {
+    const a = await manager('w-a');
+    await a.start();
+    expect(a.ownedShards()).toHaveLength(SHARDS);
+    const b = await manager('w-b');
+    await b.start();
+    await until(async () => {
+      await a.tick();
+      await b.tick();
+      return a.ownedShards().length === SHARDS / 2 && b.ownedShards().length === SHARDS / 2;
+    });
+    expect(new Set([...a.ownedShards(), ...b.ownedShards()]).size).toBe(SHARDS);
+    // The directory (what `router admin shards` shows) follows the bucket through a watcher.
+    await until(async () => (await a.shards()).filter((s) => s.owner === 'w-b').length === b.ownedShards().length);
+    expect((await a.shards()).filter((s) => s.owner === 'w-b').map((s) => s.shard)).toEqual(b.ownedShards());
+    expect((await a.workers()).map((w) => w.id)).toEqual(['w-a', 'w-b']);
+    await b.stop(); // gives its shards back at once
+    await until(async () => {
+      await a.tick();
+      return a.ownedShards().length === SHARDS;
+    });
+    await a.stop();
+  }, 30_000);
+
+  it('a worker that stops renewing (crashed) loses its shards after the TTL; the new owner has a newer epoch', async () => {
+    const events: string[] = [];
+    const a = await manager('w-crash', events);
+    await a.start();
+    const epochA = a.epochOf(3)!;
+    expect(epochA).toBeGreaterThan(0);
+    // "Crash": no more renewals (the timer is stopped by closing its connection without giving shards back).
+    await conns.at(-1)!.close();
+    expect(a.epochOf(3)).toBe(epochA);
+    const b = await manager('w-next');
+    await b.start();
+    await until(async () => {
+      await b.tick();
+      return b.ownedShards().length === SHARDS;
+    }, 15_000);
+    expect(b.epochOf(3)!).toBeGreaterThan(epochA);
+    // The stale owner no longer claims an epoch past 80 % of the TTL without a renewal.
+    expect(a.epochOf(3)).toBeNull();
+    await b.stop();
+  }, 30_000);
+});
+
+describe('Fencing: a stale owner\'s snapshot write is refused', () => {
+  it('after the new owner wrote under its newer epoch, the old owner\'s write fails with SnapshotConflict', async () => {
+    const store = openSqliteStore(':memory:');
+    const old = 7;
+    const fresh = 12;
+    await store.save({ kind: 'order', id: 'o', snapshot: { n: 1 }, expectedVersion: 0, epoch: old, wakeAt: null, updatedAt: 1 });
+    await store.save({ kind: 'order', id: 'o', snapshot: { n: 2 }, expectedVersion: 1, epoch: fresh, wakeAt: null, updatedAt: 2 });
+    // Even with the right version, an older epoch is refused.
+    await expect(
+      store.save({ kind: 'order', id: 'o', snapshot: { n: 3 }, expectedVersion: 2, epoch: old, wakeAt: null, updatedAt: 3 }),
+    ).rejects.toBeInstanceOf(SnapshotConflict);
+    expect((await store.load('order', 'o'))!.snapshot).toEqual({ n: 2 });
+    await store.close();
+  });
+});
