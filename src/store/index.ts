@@ -1,4 +1,15 @@
-// Public names of the store: the port, the JSON codec, the SQLite adapter (MongoDB joins with the cluster issue).
-export type { ActorStore, SaveActor, StoredActor } from './types.js';
+// Public names of the store: the port, the JSON codec, the SQLite (embedded) and MongoDB (cluster) adapters.
+export type {
+  ActorStore,
+  ActorSummary,
+  OrderIndex,
+  OrderListRow,
+  OrderQuery,
+  SaveActor,
+  StoredActor,
+  Transition,
+} from './types.js';
+export { HISTORY_LIMIT } from './types.js';
 export { encodeJson, decodeJson, roundTrip } from './codec.js';
 export { openSqliteStore } from './sqlite-store.js';
+export { openMongoStore } from './mongo-store.js';

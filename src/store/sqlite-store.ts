@@ -6,7 +6,8 @@ import { dirname } from 'node:path';
 import type { ActorKind } from '../bus/types.js';
 import { SnapshotConflict } from '../errors.js';
 import { decodeJson, encodeJson } from './codec.js';
-import type { ActorStore, SaveActor, StoredActor } from './types.js';
+import { checkLimit } from './paging.js';
+import type { ActorStore, ActorSummary, OrderIndex, OrderListRow, OrderQuery, SaveActor, StoredActor, Transition } from './types.js';
 
 interface Row {
   kind: ActorKind;
@@ -16,41 +17,127 @@ interface Row {
   snapshot: string;
   wake_at: number | null;
   updated_at: number;
+  shard: number;
+  status: string | null;
+  history: string;
+}
+
+interface Head {
+  version: number;
+  epoch: number;
+  status: string | null;
+  history: string;
+  sender: string | null;
+  destination: string | null;
+  refund: string | null;
+  order_type: 'market' | 'limit' | null;
+  created_at: number | null;
+}
+
+interface OrderRow {
+  id: string;
+  status: string | null;
+  updated_at: number;
+  sender: string | null;
+  destination: string;
+  refund: string | null;
+  order_type: 'market' | 'limit';
+  created_at: number;
+}
+
+// Columns added after the first schema (issue 4). A file written by an older build gains them on open, with the
+// defaults an actor saved before then must read as: shard 0, no status, no history, no order index.
+const ADDED_COLUMNS: ReadonlyArray<readonly [name: string, definition: string]> = [
+  ['shard', 'INTEGER NOT NULL DEFAULT 0'],
+  ['status', 'TEXT'],
+  ['history', "TEXT NOT NULL DEFAULT '[]'"],
+  ['sender', 'TEXT'],
+  ['destination', 'TEXT'],
+  ['refund', 'TEXT'],
+  ['order_type', 'TEXT'],
+  ['created_at', 'INTEGER'],
+];
+
+// The order-index columns are set on orders only, so the order indexes are partial on created_at: quotes cost
+// them nothing. listOrders always says `created_at IS NOT NULL`, which is what lets SQLite pick them.
+const INDEXES = `
+  CREATE INDEX IF NOT EXISTS actors_wake_at ON actors (wake_at) WHERE wake_at IS NOT NULL;
+  CREATE INDEX IF NOT EXISTS actors_shard_wake_at ON actors (shard, wake_at) WHERE wake_at IS NOT NULL;
+  CREATE INDEX IF NOT EXISTS actors_kind_status ON actors (kind, status, id);
+  CREATE INDEX IF NOT EXISTS orders_created ON actors (created_at, id) WHERE created_at IS NOT NULL;
+  CREATE INDEX IF NOT EXISTS orders_destination ON actors (destination, created_at, id) WHERE created_at IS NOT NULL;
+  CREATE INDEX IF NOT EXISTS orders_sender ON actors (sender, created_at, id) WHERE created_at IS NOT NULL;
+  CREATE INDEX IF NOT EXISTS orders_refund ON actors (refund, created_at, id) WHERE created_at IS NOT NULL;
+  CREATE INDEX IF NOT EXISTS orders_status ON actors (status, created_at, id) WHERE created_at IS NOT NULL;
+`;
+
+/** `status IN (?, ...)` with one placeholder per status: SQLite then knows the list and picks the status index
+ *  (a JSON list through json_each looks large to it). An empty list matches nothing. */
+function statusIn(statuses: readonly string[]): string {
+  return statuses.length === 0 ? '0' : `status IN (${statuses.map(() => '?').join(', ')})`;
+}
+
+function indexOfHead(h: Head): OrderIndex | null {
+  if (h.created_at === null || h.destination === null || h.order_type === null) return null;
+  return { sender: h.sender, destination: h.destination, refund: h.refund, orderType: h.order_type, createdAt: h.created_at };
 }
 
 export function openSqliteStore(file: string): ActorStore {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const db = new Database(file);
+  // busy_timeout first: switching a file to WAL takes a lock that another process opening it may hold.
+  db.pragma('busy_timeout = 5000');
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
-  db.pragma('busy_timeout = 5000');
-  db.exec(`
-    CREATE TABLE IF NOT EXISTS actors (
-      kind TEXT NOT NULL,
-      id TEXT NOT NULL,
-      version INTEGER NOT NULL,
-      epoch INTEGER NOT NULL,
-      snapshot TEXT NOT NULL,
-      wake_at INTEGER,
-      updated_at INTEGER NOT NULL,
-      PRIMARY KEY (kind, id)
-    );
-    CREATE TABLE IF NOT EXISTS keyed (space TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (space, key));
-    CREATE TABLE IF NOT EXISTS sequences (name TEXT PRIMARY KEY, next INTEGER NOT NULL);
-    CREATE INDEX IF NOT EXISTS actors_wake_at ON actors (wake_at) WHERE wake_at IS NOT NULL;
-  `);
-  const get = db.prepare<[string, string], Row>('SELECT * FROM actors WHERE kind = ? AND id = ?');
-  const head = db.prepare<[string, string], { version: number; epoch: number }>(
-    'SELECT version, epoch FROM actors WHERE kind = ? AND id = ?',
+  // Under the write lock, so two processes opening one old file do not both add a column (the second would fail
+  // with "duplicate column name").
+  db.transaction(() => {
+    db.exec(`
+      CREATE TABLE IF NOT EXISTS actors (
+        kind TEXT NOT NULL,
+        id TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        epoch INTEGER NOT NULL,
+        snapshot TEXT NOT NULL,
+        wake_at INTEGER,
+        updated_at INTEGER NOT NULL,
+        PRIMARY KEY (kind, id)
+      );
+      CREATE TABLE IF NOT EXISTS keyed (space TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (space, key));
+      CREATE TABLE IF NOT EXISTS sequences (name TEXT PRIMARY KEY, next INTEGER NOT NULL);
+    `);
+    const have = new Set(db.prepare<[], { name: string }>('PRAGMA table_info(actors)').all().map((c) => c.name));
+    for (const [name, definition] of ADDED_COLUMNS) {
+      if (!have.has(name)) db.exec(`ALTER TABLE actors ADD COLUMN ${name} ${definition}`);
+    }
+    db.exec(INDEXES);
+  }).immediate();
+
+  const get = db.prepare<[string, string], Row>(
+    'SELECT kind, id, version, epoch, snapshot, wake_at, updated_at, shard, status, history FROM actors WHERE kind = ? AND id = ?',
   );
-  const insert = db.prepare(
-    'INSERT INTO actors (kind, id, version, epoch, snapshot, wake_at, updated_at) VALUES (?, ?, 1, ?, ?, ?, ?)',
+  const head = db.prepare<[string, string], Head>(
+    'SELECT version, epoch, status, history, sender, destination, refund, order_type, created_at FROM actors WHERE kind = ? AND id = ?',
   );
-  const update = db.prepare(
-    'UPDATE actors SET version = version + 1, epoch = ?, snapshot = ?, wake_at = ?, updated_at = ? WHERE kind = ? AND id = ? AND version = ?',
-  );
-  const due = db.prepare<[number, number], { kind: ActorKind; id: string; wake_at: number }>(
+  const insert = db.prepare(`
+    INSERT INTO actors (kind, id, version, epoch, snapshot, wake_at, updated_at, shard, status, history,
+                        sender, destination, refund, order_type, created_at)
+    VALUES (@kind, @id, 1, @epoch, @snapshot, @wakeAt, @updatedAt, @shard, @status, @history,
+            @sender, @destination, @refund, @orderType, @createdAt)`);
+  const update = db.prepare(`
+    UPDATE actors SET version = version + 1, epoch = @epoch, snapshot = @snapshot, wake_at = @wakeAt,
+      updated_at = @updatedAt, shard = @shard, status = @status, history = @history, sender = @sender,
+      destination = @destination, refund = @refund, order_type = @orderType, created_at = @createdAt
+    WHERE kind = @kind AND id = @id AND version = @expectedVersion`);
+  const dueAll = db.prepare<[number, number], { kind: ActorKind; id: string; wake_at: number }>(
     'SELECT kind, id, wake_at FROM actors WHERE wake_at IS NOT NULL AND wake_at <= ? ORDER BY wake_at LIMIT ?',
+  );
+  // One statement for any shard list: the list travels as a JSON array.
+  const dueShards = db.prepare<[string, number, number], { kind: ActorKind; id: string; wake_at: number }>(
+    'SELECT kind, id, wake_at FROM actors WHERE shard IN (SELECT value FROM json_each(?)) AND wake_at IS NOT NULL AND wake_at <= ? ORDER BY wake_at LIMIT ?',
+  );
+  const counts = db.prepare<[], { kind: ActorKind; status: string | null; count: number }>(
+    'SELECT kind, status, count(*) AS count FROM actors GROUP BY kind, status ORDER BY kind, status',
   );
 
   const seq = db.prepare<[string], { value: number }>(
@@ -61,6 +148,14 @@ export function openSqliteStore(file: string): ActorStore {
     'INSERT INTO keyed (space, key, value) VALUES (?, ?, ?) ON CONFLICT (space, key) DO UPDATE SET value = excluded.value',
   );
   const getKey = db.prepare<[string, string], { value: string }>('SELECT value FROM keyed WHERE space = ? AND key = ?');
+
+  // list and listOrders have optional filters; each combination is one SQL text, prepared once.
+  const prepared = new Map<string, Database.Statement>();
+  const statement = (sql: string): Database.Statement => {
+    let s = prepared.get(sql);
+    if (!s) prepared.set(sql, (s = db.prepare(sql)));
+    return s;
+  };
 
   // One transaction per save: read the head, compare version and epoch, write. IMMEDIATE takes the write lock
   // first, so two processes sharing the file cannot both pass the compare.
@@ -73,9 +168,27 @@ export function openSqliteStore(file: string): ActorStore {
     if (cur && cur.epoch > a.epoch) {
       throw new SnapshotConflict(`Actor ${a.kind}/${a.id} was written under epoch ${cur.epoch}, newer than ${a.epoch}.`);
     }
-    const text = encodeJson(a.snapshot);
-    if (!cur) insert.run(a.kind, a.id, a.epoch, text, a.wakeAt, a.updatedAt);
-    else update.run(a.epoch, text, a.wakeAt, a.updatedAt, a.kind, a.id, a.expectedVersion);
+    // Absent status, history and index keep what is stored; shard is given on every save or is 0 (see SaveActor).
+    const index = a.kind !== 'order' ? null : a.index === undefined ? (cur ? indexOfHead(cur) : null) : a.index;
+    const params = {
+      kind: a.kind,
+      id: a.id,
+      expectedVersion: a.expectedVersion,
+      epoch: a.epoch,
+      snapshot: encodeJson(a.snapshot),
+      wakeAt: a.wakeAt,
+      updatedAt: a.updatedAt,
+      shard: a.shard ?? 0,
+      status: a.status === undefined ? (cur?.status ?? null) : a.status,
+      history: a.history === undefined ? (cur?.history ?? '[]') : encodeJson(a.history),
+      sender: index?.sender ?? null,
+      destination: index?.destination ?? null,
+      refund: index?.refund ?? null,
+      orderType: index?.orderType ?? null,
+      createdAt: index?.createdAt ?? null,
+    };
+    if (!cur) insert.run(params);
+    else update.run(params);
     return curVersion + 1;
   });
 
@@ -91,13 +204,86 @@ export function openSqliteStore(file: string): ActorStore {
         snapshot: decodeJson(row.snapshot),
         wakeAt: row.wake_at,
         updatedAt: row.updated_at,
+        shard: row.shard,
+        status: row.status,
+        history: decodeJson<Transition[]>(row.history),
       };
     },
     async save(actor) {
       return save.immediate(actor);
     },
-    async due(now, limit) {
-      return due.all(now, limit).map((r) => ({ kind: r.kind, id: r.id, wakeAt: r.wake_at }));
+    async due(now, limit, shards) {
+      checkLimit(limit);
+      const rows = shards === undefined ? dueAll.all(now, limit) : dueShards.all(JSON.stringify(shards), now, limit);
+      return rows.map((r) => ({ kind: r.kind, id: r.id, wakeAt: r.wake_at }));
+    },
+    async list(q): Promise<ActorSummary[]> {
+      checkLimit(q.limit);
+      const where = ['kind = ?'];
+      const args: unknown[] = [q.kind];
+      if (q.status !== undefined) {
+        where.push(statusIn(q.status));
+        args.push(...q.status);
+      }
+      if (q.afterId !== undefined) {
+        where.push('id > ?');
+        args.push(q.afterId);
+      }
+      const sql = `SELECT kind, id, status, version, epoch, shard, wake_at, updated_at FROM actors
+        WHERE ${where.join(' AND ')} ORDER BY id LIMIT ?`;
+      const rows = statement(sql).all(...args, q.limit) as Array<Omit<ActorSummary, 'wakeAt' | 'updatedAt'> & { wake_at: number | null; updated_at: number }>;
+      return rows.map((r) => ({
+        kind: r.kind,
+        id: r.id,
+        status: r.status,
+        version: r.version,
+        epoch: r.epoch,
+        shard: r.shard,
+        wakeAt: r.wake_at,
+        updatedAt: r.updated_at,
+      }));
+    },
+    async counts() {
+      return counts.all();
+    },
+    async listOrders(q: OrderQuery): Promise<OrderListRow[]> {
+      checkLimit(q.limit);
+      // created_at is set on indexed orders only (save writes no index for other kinds), so it alone selects them;
+      // adding `kind = 'order'` would lead SQLite to the primary key and a sort of every order.
+      const where = ['created_at IS NOT NULL'];
+      const args: unknown[] = [];
+      for (const [column, value] of [
+        ['sender', q.sender],
+        ['destination', q.destination],
+        ['refund', q.refund],
+        ['order_type', q.orderType],
+      ] as const) {
+        if (value === undefined) continue;
+        where.push(`${column} = ?`);
+        args.push(value);
+      }
+      if (q.status !== undefined) {
+        where.push(statusIn(q.status));
+        args.push(...q.status);
+      }
+      if (q.after !== undefined) {
+        // Row values compare lexicographically: strictly older, or as old with a smaller id.
+        where.push('(created_at, id) < (?, ?)');
+        args.push(q.after.createdAt, q.after.id);
+      }
+      const sql = `SELECT id, status, updated_at, sender, destination, refund, order_type, created_at FROM actors
+        WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT ?`;
+      const rows = statement(sql).all(...args, q.limit) as OrderRow[];
+      return rows.map((r) => ({
+        id: r.id,
+        status: r.status,
+        updatedAt: r.updated_at,
+        sender: r.sender,
+        destination: r.destination,
+        refund: r.refund,
+        orderType: r.order_type,
+        createdAt: r.created_at,
+      }));
     },
     async nextSequence(name) {
       return seq.get(name)!.value;

@@ -80,10 +80,12 @@ export interface SaveActor {
   updatedAt: number;
   /** Defaults to 0 (embedded mode, one shard owner). */
   shard?: number;
+  /** Absent keeps the stored status (null for a new actor). */
   status?: string | null;
-  /** Replaces the stored history (the runtime sends the whole list, at most HISTORY_LIMIT entries). */
+  /** Replaces the stored history (the runtime sends the whole list, at most HISTORY_LIMIT entries); absent keeps it. */
   history?: Transition[];
-  /** Orders only: the fields `listOrders` filters on. */
+  /** Orders only (ignored for other kinds): the fields `listOrders` filters on; null removes the order from
+   *  `listOrders`, absent keeps the stored index. */
   index?: OrderIndex | null;
 }
 

@@ -1,4 +1,6 @@
 // The SQLite adapter against the store contract, on a fresh file per test, plus what only a file can show.
+import Database from 'better-sqlite3';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,5 +26,96 @@ describe('SQLite store: what was saved survives closing and reopening the file',
     expect(await b.load('order', 'x')).toMatchObject({ version: 1, snapshot: { amount: 5n }, wakeAt: 10 });
     expect(await b.nextSequence('vault:evm')).toBe(1);
     await b.close();
+  });
+});
+
+describe('SQLite store: a file written before shards, statuses and the order index keeps working', () => {
+  // The schema of issue 3, as such files were created.
+  const OLD_SCHEMA = `
+    CREATE TABLE actors (
+      kind TEXT NOT NULL, id TEXT NOT NULL, version INTEGER NOT NULL, epoch INTEGER NOT NULL, snapshot TEXT NOT NULL,
+      wake_at INTEGER, updated_at INTEGER NOT NULL, PRIMARY KEY (kind, id)
+    );
+    CREATE TABLE keyed (space TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (space, key));
+    CREATE TABLE sequences (name TEXT PRIMARY KEY, next INTEGER NOT NULL);
+    CREATE INDEX actors_wake_at ON actors (wake_at) WHERE wake_at IS NOT NULL;
+  `;
+
+  it('opens, gains the new columns, and its actors, keys and sequences are all still there', async () => {
+    const file = join(dir, 'old-schema.sqlite');
+    const old = new Database(file);
+    old.exec(OLD_SCHEMA);
+    old.prepare('INSERT INTO actors VALUES (?, ?, ?, ?, ?, ?, ?)').run('order', 'o1', 3, 2, '{"amount":{"$bigint":"7"}}', 500, 9);
+    old.prepare('INSERT INTO actors VALUES (?, ?, ?, ?, ?, ?, ?)').run('quote', 'q1', 1, 0, '{"v":1}', null, 4);
+    old.prepare('INSERT INTO keyed VALUES (?, ?, ?)').run('deposit', '0xabc', 'o1');
+    old.prepare('INSERT INTO sequences VALUES (?, ?)').run('vault:evm', 4);
+    old.close();
+
+    const store = openSqliteStore(file);
+    expect(await store.load('order', 'o1')).toEqual({
+      kind: 'order',
+      id: 'o1',
+      version: 3,
+      epoch: 2,
+      snapshot: { amount: 7n },
+      wakeAt: 500,
+      updatedAt: 9,
+      shard: 0,
+      status: null,
+      history: [],
+    });
+    expect((await store.load('quote', 'q1'))!.snapshot).toEqual({ v: 1 });
+    expect(await store.getKey('deposit', '0xabc')).toBe('o1');
+    expect(await store.nextSequence('vault:evm')).toBe(4);
+    expect(await store.due(1000, 10, [0])).toEqual([{ kind: 'order', id: 'o1', wakeAt: 500 }]);
+    expect(await store.counts()).toEqual([
+      { kind: 'order', status: null, count: 1 },
+      { kind: 'quote', status: null, count: 1 },
+    ]);
+    expect(await store.listOrders({ limit: 10 })).toEqual([]);
+    // An old actor moves on with the new fields.
+    const index = { sender: null, destination: '0xd', refund: null, orderType: 'market' as const, createdAt: 8 };
+    expect(
+      await store.save({ kind: 'order', id: 'o1', snapshot: {}, expectedVersion: 3, epoch: 2, wakeAt: null, updatedAt: 10, shard: 5, status: 'funded', history: [{ status: 'funded', at: 10 }], index }),
+    ).toBe(4);
+    expect(await store.listOrders({ limit: 10 })).toEqual([{ id: 'o1', status: 'funded', updatedAt: 10, ...index }]);
+    await store.close();
+
+    // Opening again changes nothing more (the migration is idempotent).
+    const again = openSqliteStore(file);
+    expect(await again.load('order', 'o1')).toMatchObject({ version: 4, shard: 5, status: 'funded' });
+    await again.close();
+    const check = new Database(file, { readonly: true });
+    const columns = check.prepare<[], { name: string }>('PRAGMA table_info(actors)').all().map((c) => c.name);
+    check.close();
+    expect(columns).toEqual([
+      'kind', 'id', 'version', 'epoch', 'snapshot', 'wake_at', 'updated_at',
+      'shard', 'status', 'history', 'sender', 'destination', 'refund', 'order_type', 'created_at',
+    ]);
+  });
+
+  it('several processes opening one old file at once all come up and all write (columns are added once, under the write lock)', async () => {
+    const file = join(dir, 'old-schema-shared.sqlite');
+    const old = new Database(file);
+    old.exec(OLD_SCHEMA);
+    old.close();
+    const worker = join(import.meta.dirname, 'open-worker.ts');
+    const run = (id: string) =>
+      new Promise<void>((resolve, reject) => {
+        const child = spawn(process.execPath, ['--import', 'tsx', worker, file, id], { stdio: ['ignore', 'ignore', 'pipe'] });
+        let err = '';
+        child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+        child.on('error', reject);
+        child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`worker exited ${code}: ${err}`))));
+      });
+    await Promise.all(['p1', 'p2', 'p3', 'p4'].map(run));
+    const store = openSqliteStore(file);
+    expect((await store.list({ kind: 'quote', limit: 10 })).map((s) => [s.id, s.status])).toEqual([
+      ['p1', 'quoted'],
+      ['p2', 'quoted'],
+      ['p3', 'quoted'],
+      ['p4', 'quoted'],
+    ]);
+    await store.close();
   });
 });

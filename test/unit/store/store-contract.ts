@@ -1,7 +1,7 @@
-// The one contract every ActorStore adapter passes (SQLite now, MongoDB with the cluster issue).
+// The one contract every ActorStore adapter passes (SQLite, MongoDB).
 import { describe, expect, it, beforeEach, afterEach } from 'vitest';
 import { SnapshotConflict } from '../../../src/errors.js';
-import type { ActorStore } from '../../../src/store/types.js';
+import type { ActorStore, OrderIndex, SaveActor } from '../../../src/store/types.js';
 
 export function storeContract(name: string, open: () => Promise<ActorStore>): void {
   describe(`ActorStore contract: ${name}`, () => {
@@ -107,6 +107,260 @@ export function storeContract(name: string, open: () => Promise<ActorStore>): vo
       expect(await store.due(300, 1)).toHaveLength(1);
       await store.save({ ...base, id: 'early', wakeAt: null, snapshot: {}, expectedVersion: 1 });
       expect((await store.due(1000, 10)).map((d) => d.id)).toEqual(['late']);
+    });
+
+    // Helpers for the cluster-era fields: save a fresh actor, or save again over what is stored.
+    const create = (a: Partial<SaveActor> & { id: string }) =>
+      store.save({ ...base, snapshot: {}, expectedVersion: 0, ...a });
+    const resave = async (a: Partial<SaveActor> & { id: string; kind: SaveActor['kind'] }) => {
+      const cur = (await store.load(a.kind, a.id))!;
+      return store.save({ ...base, snapshot: {}, ...a, expectedVersion: cur.version });
+    };
+    const idx = (o: Partial<OrderIndex> & { createdAt: number }): OrderIndex => ({
+      sender: null,
+      destination: '0xdest',
+      refund: null,
+      orderType: 'market',
+      ...o,
+    });
+    const order = (id: string, index: OrderIndex | null, status = 'awaiting_deposit') =>
+      create({ kind: 'order', id, status, index });
+
+    describe('shard, status and history are stored beside the snapshot', () => {
+      it('an actor saved without a shard is in shard 0; one saved with a shard keeps it', async () => {
+        await create({ id: 'a' });
+        await create({ id: 'b', shard: 77 });
+        expect((await store.load('quote', 'a'))!.shard).toBe(0);
+        expect((await store.load('quote', 'b'))!.shard).toBe(77);
+      });
+
+      it('a new actor given no status or history loads with status null and an empty history', async () => {
+        await create({ id: 'a' });
+        expect(await store.load('quote', 'a')).toMatchObject({ status: null, history: [] });
+      });
+
+      it('a saved history replaces the stored one and loads back in order', async () => {
+        await create({ id: 'a', status: 'pricing', history: [{ status: 'pricing', at: 10 }] });
+        expect(await store.load('quote', 'a')).toMatchObject({ status: 'pricing', history: [{ status: 'pricing', at: 10 }] });
+        const history = [
+          { status: 'pricing', at: 10 },
+          { status: 'quoted', at: 20 },
+          { status: 'expired', at: 30 },
+        ];
+        await resave({ kind: 'quote', id: 'a', status: 'expired', history });
+        expect(await store.load('quote', 'a')).toMatchObject({ status: 'expired', history });
+        await resave({ kind: 'quote', id: 'a', history: [{ status: 'expired', at: 30 }] });
+        expect((await store.load('quote', 'a'))!.history).toEqual([{ status: 'expired', at: 30 }]);
+      });
+
+      it('a save that leaves out status, history and index keeps the stored ones; null status clears it', async () => {
+        await order('o', idx({ createdAt: 5 }), 'funded');
+        await resave({ kind: 'order', id: 'o', history: [{ status: 'funded', at: 5 }] });
+        await resave({ kind: 'order', id: 'o' });
+        expect(await store.load('order', 'o')).toMatchObject({ status: 'funded', history: [{ status: 'funded', at: 5 }] });
+        expect((await store.listOrders({ limit: 10 })).map((r) => r.id)).toEqual(['o']);
+        await resave({ kind: 'order', id: 'o', status: null });
+        expect((await store.load('order', 'o'))!.status).toBeNull();
+      });
+    });
+
+    describe('durable wake-ups by shard', () => {
+      it('a worker sees only the timers of its shards, oldest first', async () => {
+        await create({ id: 's1-late', shard: 1, wakeAt: 300 });
+        await create({ id: 's2', shard: 2, wakeAt: 100 });
+        await create({ id: 's3', shard: 3, wakeAt: 200 });
+        await create({ id: 's1-early', shard: 1, wakeAt: 50 });
+        await create({ id: 's1-idle', shard: 1, wakeAt: null });
+        expect((await store.due(1000, 10, [1, 3])).map((d) => d.id)).toEqual(['s1-early', 's3', 's1-late']);
+        expect((await store.due(1000, 10, [2]))).toEqual([{ kind: 'quote', id: 's2', wakeAt: 100 }]);
+        expect((await store.due(250, 10, [1, 3])).map((d) => d.id)).toEqual(['s1-early', 's3']);
+        expect((await store.due(1000, 2, [1, 3])).map((d) => d.id)).toEqual(['s1-early', 's3']);
+      });
+
+      it('a worker owning no shards sees no timers; without a shard list every timer is seen', async () => {
+        await create({ id: 'a', shard: 1, wakeAt: 100 });
+        await create({ id: 'b', shard: 9, wakeAt: 200 });
+        expect(await store.due(1000, 10, [])).toEqual([]);
+        expect((await store.due(1000, 10)).map((d) => d.id)).toEqual(['a', 'b']);
+      });
+    });
+
+    describe('admin listing: actors by kind and status, and counts', () => {
+      it('list gives the actors of one kind by id ascending, each with its summary', async () => {
+        await create({ id: 'q2', status: 'quoted', shard: 4, wakeAt: 90, updatedAt: 7, epoch: 3 });
+        await create({ id: 'q1', status: 'pricing' });
+        await order('o1', null);
+        expect(await store.list({ kind: 'quote', limit: 10 })).toEqual([
+          { kind: 'quote', id: 'q1', status: 'pricing', version: 1, epoch: 0, shard: 0, wakeAt: null, updatedAt: 1 },
+          { kind: 'quote', id: 'q2', status: 'quoted', version: 1, epoch: 3, shard: 4, wakeAt: 90, updatedAt: 7 },
+        ]);
+        expect((await store.list({ kind: 'order', limit: 10 })).map((s) => s.id)).toEqual(['o1']);
+      });
+
+      it('list pages with afterId: each page starts strictly after the last id, no actor twice or skipped', async () => {
+        const ids = ['a', 'b', 'c', 'd', 'e'];
+        for (const id of [...ids].reverse()) await create({ id });
+        const seen: string[] = [];
+        let afterId: string | undefined;
+        for (;;) {
+          const page = await store.list({ kind: 'quote', limit: 2, ...(afterId === undefined ? {} : { afterId }) });
+          if (page.length === 0) break;
+          seen.push(...page.map((s) => s.id));
+          afterId = page.at(-1)!.id;
+        }
+        expect(seen).toEqual(ids);
+        expect((await store.list({ kind: 'quote', limit: 10, afterId: 'b' })).map((s) => s.id)).toEqual(['c', 'd', 'e']);
+      });
+
+      it('list with statuses gives only actors in any of them; an empty status list gives none', async () => {
+        await create({ id: 'a', status: 'quoted' });
+        await create({ id: 'b', status: 'expired' });
+        await create({ id: 'c', status: 'refused' });
+        await create({ id: 'd' });
+        expect((await store.list({ kind: 'quote', status: ['quoted', 'refused'], limit: 10 })).map((s) => s.id)).toEqual([
+          'a',
+          'c',
+        ]);
+        expect((await store.list({ kind: 'quote', status: ['expired'], limit: 10, afterId: 'a' })).map((s) => s.id)).toEqual([
+          'b',
+        ]);
+        expect(await store.list({ kind: 'quote', status: [], limit: 10 })).toEqual([]);
+      });
+
+      it('counts give the number of actors per kind and status, a status never given counted as null', async () => {
+        await create({ id: 'a', status: 'quoted' });
+        await create({ id: 'b', status: 'quoted' });
+        await create({ id: 'c' });
+        await order('o1', null, 'funded');
+        await order('o2', null, 'awaiting_deposit');
+        await order('o3', null, 'funded');
+        const key = (c: { kind: string; status: string | null }) => `${c.kind}/${c.status}`;
+        const counts = [...(await store.counts())].sort((x, y) => key(x).localeCompare(key(y)));
+        expect(counts).toEqual([
+          { kind: 'order', status: 'awaiting_deposit', count: 1 },
+          { kind: 'order', status: 'funded', count: 2 },
+          { kind: 'quote', status: null, count: 1 },
+          { kind: 'quote', status: 'quoted', count: 2 },
+        ]);
+      });
+
+      it('an empty store has no counts', async () => {
+        expect(await store.counts()).toEqual([]);
+      });
+    });
+
+    describe('order index: listOrders (Family C GET /orders)', () => {
+      it('lists indexed orders newest first, equal creation times by id descending, with their index fields', async () => {
+        await order('o1', idx({ createdAt: 100, sender: '0xs', refund: '0xr', orderType: 'limit' }), 'funded');
+        await order('o3', idx({ createdAt: 300 }));
+        await order('o2a', idx({ createdAt: 200 }));
+        await order('o2b', idx({ createdAt: 200 }));
+        const rows = await store.listOrders({ limit: 10 });
+        expect(rows.map((r) => r.id)).toEqual(['o3', 'o2b', 'o2a', 'o1']);
+        expect(rows[3]).toEqual({
+          id: 'o1',
+          status: 'funded',
+          updatedAt: 1,
+          sender: '0xs',
+          destination: '0xdest',
+          refund: '0xr',
+          orderType: 'limit',
+          createdAt: 100,
+        });
+        expect((await store.listOrders({ limit: 2 })).map((r) => r.id)).toEqual(['o3', 'o2b']);
+      });
+
+      it('each filter narrows the list: sender, destination, refund, order type, and all together', async () => {
+        await order('a', idx({ createdAt: 1, sender: '0xs1', destination: '0xd1', refund: '0xr1', orderType: 'market' }));
+        await order('b', idx({ createdAt: 2, sender: '0xs2', destination: '0xd1', refund: '0xr2', orderType: 'limit' }));
+        await order('c', idx({ createdAt: 3, sender: '0xs1', destination: '0xd2', refund: '0xr1', orderType: 'limit' }));
+        await order('d', idx({ createdAt: 4 }));
+        const ids = async (q: Omit<Parameters<ActorStore['listOrders']>[0], 'limit'>) =>
+          (await store.listOrders({ limit: 10, ...q })).map((r) => r.id);
+        expect(await ids({ sender: '0xs1' })).toEqual(['c', 'a']);
+        expect(await ids({ destination: '0xd1' })).toEqual(['b', 'a']);
+        expect(await ids({ refund: '0xr2' })).toEqual(['b']);
+        expect(await ids({ orderType: 'limit' })).toEqual(['c', 'b']);
+        expect(await ids({ orderType: 'market' })).toEqual(['d', 'a']);
+        expect(await ids({ sender: '0xs1', destination: '0xd2', refund: '0xr1', orderType: 'limit' })).toEqual(['c']);
+        expect(await ids({ sender: '0xs1', orderType: 'market', destination: '0xd2' })).toEqual([]);
+        expect(await ids({ sender: '0xnobody' })).toEqual([]);
+      });
+
+      it('a status filter matches any status of the set; an empty set matches none', async () => {
+        await order('a', idx({ createdAt: 1 }), 'awaiting_deposit');
+        await order('b', idx({ createdAt: 2 }), 'funded');
+        await order('c', idx({ createdAt: 3 }), 'delivered');
+        await order('d', idx({ createdAt: 4 }), 'refunded');
+        const ids = async (status: string[]) => (await store.listOrders({ limit: 10, status })).map((r) => r.id);
+        expect(await ids(['delivered', 'awaiting_deposit'])).toEqual(['c', 'a']);
+        expect(await ids(['funded'])).toEqual(['b']);
+        expect(await ids([])).toEqual([]);
+        expect((await store.listOrders({ limit: 10, status: ['funded'], destination: '0xdest' })).map((r) => r.id)).toEqual(['b']);
+      });
+
+      it('the after cursor is strict: paging walks rows of equal creation time without repeating or skipping one', async () => {
+        const created = [
+          ['a', 100],
+          ['b', 200],
+          ['c', 200],
+          ['d', 200],
+          ['e', 300],
+          ['f', 200],
+        ] as const;
+        for (const [id, createdAt] of created) await order(id, idx({ createdAt }));
+        const all = (await store.listOrders({ limit: 10 })).map((r) => r.id);
+        expect(all).toEqual(['e', 'f', 'd', 'c', 'b', 'a']);
+        for (const size of [1, 2, 4]) {
+          const seen: string[] = [];
+          let after: { createdAt: number; id: string } | undefined;
+          for (;;) {
+            const page = await store.listOrders({ limit: size, ...(after ? { after } : {}) });
+            if (page.length === 0) break;
+            seen.push(...page.map((r) => r.id));
+            const last = page.at(-1)!;
+            after = { createdAt: last.createdAt, id: last.id };
+          }
+          expect(seen).toEqual(all);
+        }
+        expect((await store.listOrders({ limit: 10, after: { createdAt: 200, id: 'd' } })).map((r) => r.id)).toEqual([
+          'c',
+          'b',
+          'a',
+        ]);
+        // A cursor naming no stored row still places the page: after (200, 'cc') come 'c', 'b', 'a'.
+        expect((await store.listOrders({ limit: 10, after: { createdAt: 200, id: 'cc' } })).map((r) => r.id)).toEqual([
+          'c',
+          'b',
+          'a',
+        ]);
+        expect(await store.listOrders({ limit: 10, after: { createdAt: 100, id: 'a' } })).toEqual([]);
+      });
+
+      it('only orders with an index are listed: quotes never (even given an index), orders without one neither', async () => {
+        await order('indexed', idx({ createdAt: 1 }));
+        await order('unindexed', null);
+        await create({ kind: 'order', id: 'omitted' });
+        await create({ kind: 'quote', id: 'q', index: idx({ createdAt: 2 }) });
+        expect((await store.listOrders({ limit: 10 })).map((r) => r.id)).toEqual(['indexed']);
+        expect((await store.listOrders({ limit: 10, destination: '0xdest' })).map((r) => r.id)).toEqual(['indexed']);
+      });
+
+      it('a new index replaces the stored one, and a null index takes the order out of the list', async () => {
+        await order('o', idx({ createdAt: 1 }));
+        await resave({ kind: 'order', id: 'o', index: idx({ createdAt: 1, sender: '0xfirst', refund: '0xfirst' }) });
+        expect(await store.listOrders({ limit: 10, sender: '0xfirst' })).toMatchObject([
+          { id: 'o', sender: '0xfirst', refund: '0xfirst' },
+        ]);
+        await resave({ kind: 'order', id: 'o', index: null });
+        expect(await store.listOrders({ limit: 10 })).toEqual([]);
+      });
+    });
+
+    it('a listing limit that is not a positive integer is refused (adapters would read 0 differently)', async () => {
+      await expect(store.listOrders({ limit: 0 })).rejects.toBeInstanceOf(RangeError);
+      await expect(store.list({ kind: 'quote', limit: -1 })).rejects.toBeInstanceOf(RangeError);
+      await expect(store.due(0, 1.5)).rejects.toBeInstanceOf(RangeError);
     });
   });
 }

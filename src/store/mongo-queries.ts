@@ -1,0 +1,198 @@
+// The MongoDB adapter's documents, filters and updates as pure functions, so they can be tested without a server.
+// Changing a field name or an _id format orphans every stored document; changing a filter can stop it using its index.
+import type { Document, Filter, IndexDescription, Sort, UpdateFilter } from 'mongodb';
+import type { ActorKind } from '../bus/types.js';
+import { decodeJson, encodeJson } from './codec.js';
+import type { ActorSummary, OrderIndex, OrderListRow, OrderQuery, SaveActor, StoredActor, Transition } from './types.js';
+
+/** One actor in collection `actors`. */
+export interface ActorDoc {
+  /** `<kind>:<id>`: kinds have no colon, so the prefix `<kind>:` holds exactly the actors of a kind. */
+  _id: string;
+  kind: ActorKind;
+  id: string;
+  version: number;
+  epoch: number;
+  /** The codec's JSON text: bigints survive exactly, and no snapshot key can clash with MongoDB's `$` operators. */
+  snapshot: string;
+  /** Absent rather than null when there is no wake-up: the timer indexes are partial on `$exists`. */
+  wakeAt?: number;
+  updatedAt: number;
+  shard: number;
+  status: string | null;
+  history: Transition[];
+  /** Orders with an index only; absent otherwise (the order indexes are partial on `order.createdAt`). */
+  order?: OrderIndex;
+}
+
+export interface SequenceDoc {
+  _id: string;
+  next: number;
+}
+
+export interface KeyedDoc {
+  _id: { space: string; key: string };
+  value: string;
+}
+
+export function actorId(kind: ActorKind, id: string): string {
+  return `${kind}:${id}`;
+}
+
+const hasWake = { wakeAt: { $exists: true } } as const;
+const hasOrderIndex = { 'order.createdAt': { $exists: true } } as const;
+
+export const ACTOR_INDEXES: IndexDescription[] = [
+  // due() without shards (embedded mode, one owner) and with them (a worker's shards).
+  { name: 'wake_at', key: { wakeAt: 1 }, partialFilterExpression: hasWake },
+  { name: 'shard_wake_at', key: { shard: 1, wakeAt: 1 }, partialFilterExpression: hasWake },
+  // list() by status; list() without status walks the _id index over the `<kind>:` prefix.
+  { name: 'kind_status_id', key: { kind: 1, status: 1, _id: 1 } },
+  // listOrders(): newest first, alone or behind one equality filter.
+  { name: 'orders_created', key: { 'order.createdAt': -1, _id: -1 }, partialFilterExpression: hasOrderIndex },
+  { name: 'orders_destination', key: { 'order.destination': 1, 'order.createdAt': -1, _id: -1 }, partialFilterExpression: hasOrderIndex },
+  { name: 'orders_sender', key: { 'order.sender': 1, 'order.createdAt': -1, _id: -1 }, partialFilterExpression: hasOrderIndex },
+  { name: 'orders_refund', key: { 'order.refund': 1, 'order.createdAt': -1, _id: -1 }, partialFilterExpression: hasOrderIndex },
+  { name: 'orders_status', key: { status: 1, 'order.createdAt': -1, _id: -1 }, partialFilterExpression: hasOrderIndex },
+];
+
+/** The document of an actor saved for the first time (expectedVersion 0). */
+export function newActorDoc(a: SaveActor): ActorDoc {
+  const doc: ActorDoc = {
+    _id: actorId(a.kind, a.id),
+    kind: a.kind,
+    id: a.id,
+    version: 1,
+    epoch: a.epoch,
+    snapshot: encodeJson(a.snapshot),
+    updatedAt: a.updatedAt,
+    shard: a.shard ?? 0,
+    status: a.status ?? null,
+    history: a.history ?? [],
+  };
+  if (a.wakeAt !== null) doc.wakeAt = a.wakeAt;
+  if (a.kind === 'order' && a.index) doc.order = a.index;
+  return doc;
+}
+
+/** Compare-and-set of a save over an existing actor: matches only the version read and an epoch not newer. */
+export function saveFilter(a: SaveActor): Filter<ActorDoc> {
+  return { _id: actorId(a.kind, a.id), version: a.expectedVersion, epoch: { $lte: a.epoch } };
+}
+
+/** The update of a save over an existing actor. Absent status, history and index keep what is stored. */
+export function saveUpdate(a: SaveActor): UpdateFilter<ActorDoc> {
+  const set: Partial<ActorDoc> = {
+    epoch: a.epoch,
+    snapshot: encodeJson(a.snapshot),
+    updatedAt: a.updatedAt,
+    shard: a.shard ?? 0,
+  };
+  const unset: Record<string, ''> = {};
+  if (a.wakeAt === null) unset.wakeAt = '';
+  else set.wakeAt = a.wakeAt;
+  if (a.status !== undefined) set.status = a.status;
+  if (a.history !== undefined) set.history = a.history;
+  if (a.kind === 'order' && a.index !== undefined) {
+    if (a.index === null) unset.order = '';
+    else set.order = a.index;
+  }
+  const update: UpdateFilter<ActorDoc> = { $set: set, $inc: { version: 1 } };
+  if (Object.keys(unset).length > 0) update.$unset = unset;
+  return update;
+}
+
+export function toStoredActor(d: ActorDoc): StoredActor {
+  return {
+    kind: d.kind,
+    id: d.id,
+    version: d.version,
+    epoch: d.epoch,
+    snapshot: decodeJson(d.snapshot),
+    wakeAt: d.wakeAt ?? null,
+    updatedAt: d.updatedAt,
+    shard: d.shard ?? 0,
+    status: d.status ?? null,
+    history: (d.history ?? []).map((t) => ({ status: t.status, at: t.at })),
+  };
+}
+
+export function dueFilter(now: number, shards?: readonly number[]): Filter<ActorDoc> {
+  // `$exists` repeated in the query so the planner may use the partial timer indexes.
+  const filter: Filter<ActorDoc> = { wakeAt: { $exists: true, $lte: now } };
+  if (shards !== undefined) filter.shard = { $in: [...shards] };
+  return filter;
+}
+
+export const DUE_SORT: Sort = { wakeAt: 1 };
+
+export function listFilter(q: { kind: ActorKind; status?: readonly string[]; afterId?: string }): Filter<ActorDoc> {
+  // `;` follows `:`: the range holds exactly the ids of this kind, so ordering by _id is ordering by id.
+  const filter: Filter<ActorDoc> = {
+    kind: q.kind,
+    _id: { $gt: actorId(q.kind, q.afterId ?? ''), $lt: `${q.kind};` },
+  };
+  if (q.status !== undefined) filter.status = { $in: [...q.status] };
+  return filter;
+}
+
+export const LIST_SORT: Sort = { _id: 1 };
+
+/** What a listing reads: everything but the snapshot and history, which can be large. */
+export const SUMMARY_PROJECTION: Document = { snapshot: 0, history: 0 };
+
+export function toSummary(d: ActorDoc): ActorSummary {
+  return {
+    kind: d.kind,
+    id: d.id,
+    status: d.status ?? null,
+    version: d.version,
+    epoch: d.epoch,
+    shard: d.shard ?? 0,
+    wakeAt: d.wakeAt ?? null,
+    updatedAt: d.updatedAt,
+  };
+}
+
+export function orderFilter(q: OrderQuery): Filter<ActorDoc> {
+  const filter: Filter<ActorDoc> = { kind: 'order', ...hasOrderIndex };
+  if (q.sender !== undefined) filter['order.sender'] = q.sender;
+  if (q.destination !== undefined) filter['order.destination'] = q.destination;
+  if (q.refund !== undefined) filter['order.refund'] = q.refund;
+  if (q.orderType !== undefined) filter['order.orderType'] = q.orderType;
+  if (q.status !== undefined) filter.status = { $in: [...q.status] };
+  if (q.after !== undefined) {
+    // Strictly after the cursor in the list's order (createdAt desc, then id desc).
+    filter.$or = [
+      { 'order.createdAt': { $lt: q.after.createdAt } },
+      { 'order.createdAt': q.after.createdAt, _id: { $lt: actorId('order', q.after.id) } },
+    ];
+  }
+  return filter;
+}
+
+export const ORDER_SORT: Sort = { 'order.createdAt': -1, _id: -1 };
+
+export function toOrderRow(d: ActorDoc): OrderListRow {
+  const o = d.order!;
+  return {
+    id: d.id,
+    status: d.status ?? null,
+    updatedAt: d.updatedAt,
+    sender: o.sender,
+    destination: o.destination,
+    refund: o.refund,
+    orderType: o.orderType,
+    createdAt: o.createdAt,
+  };
+}
+
+export const COUNTS_PIPELINE: Document[] = [
+  { $group: { _id: { kind: '$kind', status: '$status' }, count: { $sum: 1 } } },
+  { $sort: { '_id.kind': 1, '_id.status': 1 } },
+];
+
+export function toCount(d: Document): { kind: ActorKind; status: string | null; count: number } {
+  const g = d as { _id: { kind: ActorKind; status?: string | null }; count: number };
+  return { kind: g._id.kind, status: g._id.status ?? null, count: g.count };
+}

@@ -1,0 +1,149 @@
+// The MongoDB adapter's pure parts (documents, filters, updates), checked without a server: what the server is asked
+// must say what the contract means, and every query must carry what lets it use its partial index.
+import { describe, expect, it } from 'vitest';
+import {
+  ACTOR_INDEXES,
+  ORDER_SORT,
+  actorId,
+  dueFilter,
+  listFilter,
+  newActorDoc,
+  orderFilter,
+  saveFilter,
+  saveUpdate,
+  toOrderRow,
+  toStoredActor,
+} from '../../../src/store/mongo-queries.js';
+import type { OrderIndex, SaveActor } from '../../../src/store/types.js';
+
+const index: OrderIndex = { sender: null, destination: '0xd', refund: '0xr', orderType: 'limit', createdAt: 42 };
+const save = (a: Partial<SaveActor> = {}): SaveActor => ({
+  kind: 'order',
+  id: 'o1',
+  snapshot: { amount: 123456789012345678901234567890n },
+  expectedVersion: 0,
+  epoch: 3,
+  wakeAt: null,
+  updatedAt: 7,
+  ...a,
+});
+
+describe('MongoDB documents: an actor is stored under `<kind>:<id>` with its snapshot as codec JSON', () => {
+  it('a new actor document loads back as the contract says, bigints exact, shard 0 and empty history by default', () => {
+    const doc = newActorDoc(save({ wakeAt: 99, status: 'awaiting_deposit', index }));
+    expect(doc).toMatchObject({ _id: 'order:o1', version: 1, epoch: 3, wakeAt: 99, shard: 0, history: [], order: index });
+    expect(typeof doc.snapshot).toBe('string');
+    expect(toStoredActor(doc)).toEqual({
+      kind: 'order',
+      id: 'o1',
+      version: 1,
+      epoch: 3,
+      snapshot: { amount: 123456789012345678901234567890n },
+      wakeAt: 99,
+      updatedAt: 7,
+      shard: 0,
+      status: 'awaiting_deposit',
+      history: [],
+    });
+  });
+
+  it('no wake-up is an absent wakeAt (the timer indexes are partial on $exists), loaded back as null', () => {
+    const doc = newActorDoc(save());
+    expect('wakeAt' in doc).toBe(false);
+    expect(toStoredActor(doc).wakeAt).toBeNull();
+  });
+
+  it('only orders carry an order index', () => {
+    expect(newActorDoc(save({ kind: 'quote', index })).order).toBeUndefined();
+    expect(newActorDoc(save({ index: null })).order).toBeUndefined();
+    expect(toOrderRow({ ...newActorDoc(save({ index, status: 'funded' })) })).toEqual({
+      id: 'o1',
+      status: 'funded',
+      updatedAt: 7,
+      ...index,
+    });
+  });
+});
+
+describe('MongoDB save: a compare-and-set on the version read and an epoch not newer than the writer', () => {
+  it('matches the version read and stored epochs up to the writer\'s', () => {
+    expect(saveFilter(save({ expectedVersion: 4, epoch: 9 }))).toEqual({ _id: 'order:o1', version: 4, epoch: { $lte: 9 } });
+  });
+
+  it('increments the version on the server and sets what was given; absent status, history and index stay', () => {
+    const u = saveUpdate(save({ expectedVersion: 4, wakeAt: 500, shard: 12 }));
+    expect(u.$inc).toEqual({ version: 1 });
+    expect(u.$set).toEqual({ epoch: 3, snapshot: expect.any(String), updatedAt: 7, shard: 12, wakeAt: 500 });
+    expect(u.$unset).toBeUndefined();
+  });
+
+  it('a cleared wake-up and a null index are unset; status null and a history are set', () => {
+    const history = [{ status: 'funded', at: 5 }];
+    const u = saveUpdate(save({ expectedVersion: 1, status: null, history, index: null }));
+    expect(u.$unset).toEqual({ wakeAt: '', order: '' });
+    expect(u.$set).toMatchObject({ status: null, history, shard: 0 });
+    expect(saveUpdate(save({ expectedVersion: 1, index })).$set).toMatchObject({ order: index });
+  });
+
+  it('an index given for a quote is not written', () => {
+    const u = saveUpdate(save({ kind: 'quote', expectedVersion: 1, index }));
+    expect(u.$set).not.toHaveProperty('order');
+    expect(u.$unset).toEqual({ wakeAt: '' });
+  });
+});
+
+describe('MongoDB queries', () => {
+  it('due: timers at or before now, of the given shards when a list is given (an empty list matches none)', () => {
+    expect(dueFilter(100)).toEqual({ wakeAt: { $exists: true, $lte: 100 } });
+    expect(dueFilter(100, [1, 3])).toEqual({ wakeAt: { $exists: true, $lte: 100 }, shard: { $in: [1, 3] } });
+    expect(dueFilter(100, [])).toEqual({ wakeAt: { $exists: true, $lte: 100 }, shard: { $in: [] } });
+  });
+
+  it('list: the _id range holds every id of the kind after afterId and nothing of another kind', () => {
+    const f = listFilter({ kind: 'quote' }) as { _id: { $gt: string; $lt: string } };
+    const inRange = (id: string) => id > f._id.$gt && id < f._id.$lt;
+    for (const id of ['', 'a', '~~~', '0', 'ffffffff-ffff', 'quote', 'z:z']) {
+      expect(inRange(actorId('quote', id)) || id === '').toBe(true);
+    }
+    expect(inRange(actorId('order', 'a'))).toBe(false);
+    expect(inRange('quote')).toBe(false);
+    const after = listFilter({ kind: 'order', afterId: 'b', status: ['funded'] });
+    expect(after).toEqual({ kind: 'order', _id: { $gt: 'order:b', $lt: 'order;' }, status: { $in: ['funded'] } });
+  });
+
+  it('listOrders: each filter on its index field, statuses as a set, newest first with a strict cursor', () => {
+    expect(orderFilter({ limit: 10 })).toEqual({ kind: 'order', 'order.createdAt': { $exists: true } });
+    expect(
+      orderFilter({
+        limit: 10,
+        sender: 's',
+        destination: 'd',
+        refund: 'r',
+        orderType: 'market',
+        status: ['funded', 'delivered'],
+        after: { createdAt: 200, id: 'o5' },
+      }),
+    ).toEqual({
+      kind: 'order',
+      'order.createdAt': { $exists: true },
+      'order.sender': 's',
+      'order.destination': 'd',
+      'order.refund': 'r',
+      'order.orderType': 'market',
+      status: { $in: ['funded', 'delivered'] },
+      $or: [{ 'order.createdAt': { $lt: 200 } }, { 'order.createdAt': 200, _id: { $lt: 'order:o5' } }],
+    });
+    expect(ORDER_SORT).toEqual({ 'order.createdAt': -1, _id: -1 });
+  });
+
+  it('every partial index has its filter repeated in the queries meant to use it', () => {
+    const partial = ACTOR_INDEXES.filter((i) => i.partialFilterExpression);
+    for (const i of partial) {
+      const [field, cond] = Object.entries(i.partialFilterExpression!)[0]!;
+      expect(cond).toEqual({ $exists: true });
+      const query = field === 'wakeAt' ? dueFilter(1, [0]) : orderFilter({ limit: 1, status: ['x'] });
+      expect((query as Record<string, Record<string, unknown>>)[field]).toMatchObject({ $exists: true });
+    }
+    expect(new Set(ACTOR_INDEXES.map((i) => i.name)).size).toBe(ACTOR_INDEXES.length);
+  });
+});
