@@ -67,6 +67,10 @@ export function createLeaseManager(deps: LeaseManagerDeps): LeaseManager {
 
   const alive = (e: KvEntry | undefined, now: number) => !!e && e.operation === 'PUT' && e.created.getTime() + ttlMs > now;
   const encode = (v: unknown) => JSON.stringify(v);
+  const sameLease = (e: KvEntry, epoch: number) => {
+    const v = e.json<LeaseValue>();
+    return v.owner === workerId && (v.epoch ?? e.revision) === epoch;
+  };
 
   async function watch(bucket: KV): Promise<void> {
     const it = await bucket.watch({ key: '>' });
@@ -101,9 +105,16 @@ export function createLeaseManager(deps: LeaseManagerDeps): LeaseManager {
         h.revision = await bucket.update(shardKey(shard), encode({ owner: workerId, epoch: h.epoch } satisfies LeaseValue), h.revision);
         h.renewedAt = Date.now();
       } catch (err) {
+        const msg = String(err);
+        // A renewal the server applied while our connection dropped leaves us one revision behind: the entry still
+        // names us with our epoch, so it is ours; adopt its revision.
+        const current = /wrong last sequence/i.test(msg) ? await bucket.get(shardKey(shard)).catch(() => null) : null;
+        if (current && alive(current, Date.now()) && sameLease(current, h.epoch)) {
+          h.revision = current.revision;
+          continue;
+        }
         // Not renewed: someone else holds it now, or NATS is unreachable. Past 80 % of the TTL we cannot be sure
         // nobody else has it, so we stop before anyone else can start (the store's fencing backs this up).
-        const msg = String(err);
         if (/wrong last sequence/i.test(msg) || Date.now() - h.renewedAt > ttlMs * 0.8) await lose(shard, msg);
       }
     }
