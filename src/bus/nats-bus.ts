@@ -73,6 +73,13 @@ export function createNatsBus(nc: NatsConnection, opts: NatsBusOptions): NatsBus
         try {
           const m = await nc.request(subject, payload, { timeout: Math.max(1, timeoutMs - (Date.now() - started)) });
           const reply = decodeJson<Reply>(m.string());
+          // An actor leaving a worker (its shard moving, the worker draining) answers unavailable: the new owner will
+          // take it within the retry window, so try again there before giving the caller a 503.
+          if (!reply.ok && reply.error.code === 'unavailable' && Date.now() - started + pause < Math.min(opts.retryMs, timeoutMs)) {
+            await sleep(pause);
+            pause = Math.min(pause * 2, 400);
+            continue;
+          }
           if (!reply.ok) throw fromErrorData(reply.error);
           return reply.value as T;
         } catch (err) {

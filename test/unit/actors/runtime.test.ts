@@ -6,6 +6,7 @@ import type { ActorKindSpec } from '../../../actors/kind.js';
 import { ManualClock } from '../../../src/clock.js';
 import { OrderNotFound, SnapshotConflict, toErrorData } from '../../../src/errors.js';
 import { createLogger } from '../../../src/log.js';
+import { shardOf } from '../../../src/bus/shard.js';
 import { openSqliteStore } from '../../../src/store/sqlite-store.js';
 import type { ActorStore } from '../../../src/store/types.js';
 
@@ -136,5 +137,81 @@ describe('Fencing: when another writer advanced the actor, this copy stops and a
     if (!r.ok) expect(r.error.code).toBe('unavailable');
     expect(runtime.activeCount()).toBe(0);
     expect(new SnapshotConflict('x').retriable).toBe(true);
+  });
+});
+
+describe('Sharding: a worker writes and wakes only the actors of the shards it holds', () => {
+  const SHARDS = 8;
+  const idIn = (shard: number) => {
+    for (let i = 0; ; i++) if (shardOf(`o${i}`, SHARDS) === shard) return `o${i}`;
+  };
+  function sharded(store: ActorStore, held: Map<number, number>) {
+    const clock = new ManualClock(undefined, 1_000);
+    const runtime = createRuntime({
+      store, clock, logger: createLogger('silent'), kinds: [counterKind], shards: SHARDS,
+      epochOf: (s) => held.get(s) ?? null,
+      ownedShards: () => [...held.keys()],
+    });
+    return { clock, runtime };
+  }
+
+  it('every snapshot carries its shard, its lease epoch, its status and the history of its states', async () => {
+    const store = openSqliteStore(':memory:');
+    const id = idIn(3);
+    const { runtime, clock } = sharded(store, new Map([[3, 42]]));
+    await runtime.handle({ ref: { kind: 'order', id }, message: { type: 'create', deadline: 5_000 } });
+    clock.advance(4_500);
+    await runtime.fireDue();
+    const stored = (await store.load('order', id))!;
+    expect(stored).toMatchObject({ shard: 3, epoch: 42, status: 'closed' });
+    expect(stored.history).toEqual([{ status: 'open', at: 1_000 }, { status: 'closed', at: 5_500 }]);
+  });
+
+  it('without the lease of the shard nothing is written and the caller is told to try again', async () => {
+    const store = openSqliteStore(':memory:');
+    const { runtime } = sharded(store, new Map([[1, 5]]));
+    const r = await runtime.handle({ ref: { kind: 'order', id: idIn(2) }, message: { type: 'create', deadline: 5_000 } });
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.error.code).toBe('unavailable');
+    expect(await store.load('order', idIn(2))).toBeNull();
+  });
+
+  it('a worker fires the durable timers of its own shards only', async () => {
+    const store = openSqliteStore(':memory:');
+    const all = sharded(store, new Map(Array.from({ length: SHARDS }, (_, s) => [s, 1] as [number, number])));
+    for (const s of [0, 5]) await all.runtime.handle({ ref: { kind: 'order', id: idIn(s) }, message: { type: 'create', deadline: 2_000 } });
+    await all.runtime.drain();
+    const five = sharded(store, new Map([[5, 2]]));
+    five.clock.advance(5_000);
+    expect(await five.runtime.fireDue()).toBe(1);
+    expect((await store.load('order', idIn(5)))!.status).toBe('closed');
+    expect((await store.load('order', idIn(0)))!.status).toBe('open');
+    const none = sharded(store, new Map());
+    none.clock.advance(5_000);
+    expect(await none.runtime.fireDue()).toBe(0);
+  });
+
+  it('losing a shard drops its actors from memory at once; the others stay', async () => {
+    const store = openSqliteStore(':memory:');
+    const held = new Map([[1, 1], [6, 1]]);
+    const { runtime } = sharded(store, held);
+    await runtime.handle({ ref: { kind: 'order', id: idIn(1) }, message: { type: 'create', deadline: 9_000 } });
+    await runtime.handle({ ref: { kind: 'order', id: idIn(6) }, message: { type: 'create', deadline: 9_000 } });
+    expect(runtime.activeCount()).toBe(2);
+    held.delete(6);
+    await runtime.release(6);
+    expect(runtime.activeCount()).toBe(1);
+  });
+
+  it('a due deadline reaches a passivated actor: it comes back from its snapshot and moves on', async () => {
+    const store = openSqliteStore(':memory:');
+    const clock = new ManualClock(undefined, 1_000);
+    const runtime = createRuntime({ store, clock, logger: createLogger('silent'), kinds: [counterKind], idleMs: 10 });
+    await runtime.handle({ ref, message: { type: 'create', deadline: 3_000 } });
+    await new Promise((r) => setTimeout(r, 40));
+    expect(runtime.activeCount()).toBe(0);
+    clock.advance(2_500);
+    expect(await runtime.fireDue()).toBe(1);
+    expect((await store.load('order', 'o1'))!.status).toBe('closed');
   });
 });

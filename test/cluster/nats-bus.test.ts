@@ -1,0 +1,73 @@
+// The NATS bus against the bus contract on a real nats-server, plus what only NATS shows: requests go to the
+// subject of the actor's shard, and "no responders" while a shard has no owner is retried before Unavailable.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createNatsBus, shardOf } from '../../src/bus/index.js';
+import { NATS_USERS, startNatsServer, type NatsServer } from '../../src/cluster/nats-server.js';
+import { Unavailable } from '../../src/errors.js';
+import { createLogger } from '../../src/log.js';
+import { busContract } from '../unit/bus/bus-contract.js';
+
+let nats: NatsServer;
+let dir: string;
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'router-natsbus-'));
+  nats = await startNatsServer({ dir });
+});
+afterAll(async () => {
+  await nats.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const opts = { shards: 16, timeoutMs: 5_000, retryMs: 300, logger: createLogger('silent') };
+const conn = (who: keyof typeof NATS_USERS = 'worker') => connect({ servers: nats.url, ...NATS_USERS[who] });
+
+busContract('NATS', async () => {
+  const nc = await conn();
+  return { bus: createNatsBus(nc, opts), close: () => nc.close() };
+});
+
+describe('NATS bus: subjects router.shard.<n>; a shard without an owner is retried, then Unavailable', () => {
+  let worker: NatsConnection;
+  let edge: NatsConnection;
+  beforeAll(async () => {
+    worker = await conn('worker');
+    edge = await conn('router');
+  });
+  afterAll(async () => {
+    await worker.close();
+    await edge.close();
+  });
+
+  it('only the owner of the actor\'s shard receives the request', async () => {
+    const w = createNatsBus(worker, opts);
+    const e = createNatsBus(edge, opts);
+    const shard = shardOf('actor-42', 16);
+    const stopOther = await w.serveShard((shard + 1) % 16, async () => ({ ok: true, value: 'wrong shard' }));
+    const stop = await w.serveShard(shard, async () => ({ ok: true, value: `shard ${shard}` }));
+    expect(await e.request({ kind: 'quote', id: 'actor-42' }, { type: 'quote.get' })).toBe(`shard ${shard}`);
+    await stop();
+    await stopOther();
+  });
+
+  it('a request made while the shard is moving waits for the new owner (within the retry window)', async () => {
+    const w = createNatsBus(worker, opts);
+    const e = createNatsBus(edge, { ...opts, retryMs: 3_000 });
+    const shard = shardOf('moving', 16);
+    const pending = e.request({ kind: 'order', id: 'moving' }, { type: 'order.get' });
+    await new Promise((r) => setTimeout(r, 300));
+    const stop = await w.serveShard(shard, async () => ({ ok: true, value: 'arrived' }));
+    expect(await pending).toBe('arrived');
+    await stop();
+  });
+
+  it('past the retry window the edge gets Unavailable (503)', async () => {
+    const e = createNatsBus(edge, { ...opts, retryMs: 200 });
+    const t = Date.now();
+    await expect(e.request({ kind: 'order', id: 'orphan' }, { type: 'order.get' })).rejects.toBeInstanceOf(Unavailable);
+    expect(Date.now() - t).toBeLessThan(2_000);
+  });
+});

@@ -1,0 +1,44 @@
+// The one contract every Bus adapter passes (in-process for embedded mode, NATS for the cluster).
+import { describe, expect, it } from 'vitest';
+import type { Bus, Envelope } from '../../../src/bus/types.js';
+import { OrderNotFound, toErrorData, Unavailable } from '../../../src/errors.js';
+
+export function busContract(name: string, open: () => Promise<{ bus: Bus; close(): Promise<void> }>): void {
+  describe(`Bus contract: ${name}`, () => {
+    it('a request reaches the actor host with its ref, message and request id, and the reply value comes back (bigints too)', async () => {
+      const { bus, close } = await open();
+      const seen: Envelope[] = [];
+      const stop = await bus.serve(async (e) => {
+        seen.push(e);
+        return { ok: true, value: { echo: e.message, big: 2n ** 200n } };
+      });
+      const v = await bus.request<{ echo: unknown; big: bigint }>({ kind: 'order', id: 'a1' }, { type: 'order.get', n: 7n }, { requestId: 'r-1' });
+      expect(v).toEqual({ echo: { type: 'order.get', n: 7n }, big: 2n ** 200n });
+      expect(seen[0]).toMatchObject({ ref: { kind: 'order', id: 'a1' }, requestId: 'r-1' });
+      await stop();
+      await close();
+    });
+
+    it('a failure reply is thrown as the typed error it names', async () => {
+      const { bus, close } = await open();
+      const stop = await bus.serve(async () => ({ ok: false, error: toErrorData(new OrderNotFound('Order x does not exist.')) }));
+      await expect(bus.request({ kind: 'order', id: 'x' }, { type: 'order.get' })).rejects.toBeInstanceOf(OrderNotFound);
+      await stop();
+      await close();
+    });
+
+    it('an actor that does not answer in time is Unavailable', async () => {
+      const { bus, close } = await open();
+      const stop = await bus.serve(() => new Promise(() => {}));
+      await expect(bus.request({ kind: 'order', id: 'slow' }, { type: 'order.get' }, { timeoutMs: 200 })).rejects.toBeInstanceOf(Unavailable);
+      await stop();
+      await close();
+    });
+
+    it('with nobody serving, a request is Unavailable', async () => {
+      const { bus, close } = await open();
+      await expect(bus.request({ kind: 'order', id: 'none' }, { type: 'order.get' }, { timeoutMs: 500 })).rejects.toBeInstanceOf(Unavailable);
+      await close();
+    });
+  });
+}
