@@ -1,0 +1,332 @@
+// An actor host for order tests: the real orderKind and runtime over SQLite in memory, a manual clock, a silent
+// logger and the alwaysReplay mode by default. Vaults, chains and venues are in-memory fakes: the ledger keeps the
+// chains port's promises (one transfer per key, bounded accounts never negative) and records every transfer for
+// conservation checks; venue answers are scripted per step key.
+//
+// Effects are gated so a test decides when each one finishes: a host action lets at most one effect run (order
+// creation lets the vault issue finish; `finishEffect` restores the order from the store and lets its effect in
+// flight finish); an effect started otherwise never starts its real work, and is restarted from the snapshot by
+// the next activation. Snapshot writes take one I/O turn, as a networked store's do, so the one effect always
+// ends while its actor is still in memory. Without both, whether an effect ends before alwaysReplay drops its
+// actor depends on microtask counts inside the runtime: an effect a few microtasks slower never ends at all, and
+// one ending while the runtime evicts makes it store a stopped snapshot that never runs again (actors/runtime.ts,
+// persist after evict).
+import { randomUUID } from 'node:crypto';
+import { createActor, fromPromise, toPromise, type AnyActorLogic } from 'xstate';
+import { createRuntime, orderKind, type ActorKindSpec, type Runtime } from '../../actors/index.js';
+import { ORDER_EFFECTS, orderWakeUp, type OrderContext, type OrderPolicy } from '../../machines/order.machine.js';
+import { findAsset } from '../../src/assets/registry.js';
+import type { ChainName } from '../../src/assets/types.js';
+import type { Reply } from '../../src/bus/types.js';
+import { InsufficientFunds, isUnbounded, MINT_ACCOUNT } from '../../src/chains/index.js';
+import type { Transfer, TransferRequest } from '../../src/chains/types.js';
+import { ManualClock } from '../../src/clock.js';
+import { VenueFailed } from '../../src/errors.js';
+import { createLogger } from '../../src/log.js';
+import type { Quote } from '../../src/quotes/types.js';
+import type { PricedRoute } from '../../src/routing/types.js';
+import { roundTrip } from '../../src/store/codec.js';
+import { openSqliteStore } from '../../src/store/sqlite-store.js';
+import type { ActorStore } from '../../src/store/types.js';
+import type { Vault } from '../../src/vaults/index.js';
+import type { Venue, VenueExecuteRequest, VenueExecution, VenueId } from '../../src/venues/types.js';
+import { ARB_USDC, BASE_USDC, quoteRequest } from './fixtures.js';
+
+export const ARB_USDT = findAsset('arbitrum', 'USDT')!.id;
+export const HOST_START = Date.parse('2026-11-22T10:00:00Z');
+export const DEFAULT_POLICY: OrderPolicy = { maxAttempts: 2, backoffMs: 1_000, shortfallToleranceBps: 100, maxAmountIn: null };
+
+/**
+ * base.usdc → (cctp_fast) → arbitrum.usdc → (kyberswap) → arbitrum.usdt, quoted 1:1 by both venues. Every asset is
+ * a 6-decimal dollar, so conservation can be checked as one sum: deposited = delivered + costs + refunded + held.
+ */
+export function twoStepRoute(amountIn = 1_000_000_000n): PricedRoute {
+  const cost0 = 20_000n;
+  const cost1 = 10_000n;
+  const deliveryCost = 5_000n;
+  const out0 = amountIn - cost0;
+  const out1 = out0 - cost1;
+  return {
+    from: BASE_USDC,
+    to: ARB_USDT,
+    amountIn,
+    steps: [
+      { venue: 'cctp_fast', from: BASE_USDC, to: ARB_USDC, execution: { mode: 'evm_gas_desk', chain: 8453 }, stepAmountIn: amountIn, venueAmountIn: out0, venueAmountOut: out0, stepAmountOut: out0 },
+      { venue: 'kyberswap', from: ARB_USDC, to: ARB_USDT, execution: { mode: 'evm', chain: 42161 }, stepAmountIn: out0, venueAmountIn: out1, venueAmountOut: out1, stepAmountOut: out1 },
+    ],
+    delivery: { amountIn: out1, executionCost: deliveryCost, amountOut: out1 - deliveryCost },
+    estimatedAmountOut: out1 - deliveryCost,
+  };
+}
+
+export function twoStepQuote(id = 'q-order', route = twoStepRoute()): Quote {
+  return {
+    id,
+    request: quoteRequest({ from: route.from, to: route.to, amountIn: route.amountIn }),
+    route,
+    audit: null,
+    quotedAt: HOST_START,
+    expiresAt: HOST_START + 10 * 60 * 1000,
+  };
+}
+
+/** How a venue answers an execution: a fill (1:1 unless `amountOut` is given; below the least acceptable output
+ *  the venue answers a shortfall halt instead), a venue halt, or a venue error (retriable). */
+export type VenueScript = { status: 'filled'; amountOut?: bigint } | { status: 'halted'; reason: string } | { status: 'failing'; error: string };
+
+/** A ledger as the chains port promises it: one transfer per key, ever; bounded accounts cannot go negative. */
+export class FakeLedger {
+  readonly transfers: Transfer[] = [];
+  private readonly byKey = new Map<string, Transfer>();
+  private readonly balances = new Map<string, { chain: ChainName; address: string; asset: string; amount: bigint }>();
+  private seq = 0;
+
+  constructor(private readonly clock: ManualClock) {}
+
+  async transfer(t: TransferRequest): Promise<Transfer> {
+    const prior = this.byKey.get(t.key);
+    if (prior) return prior;
+    const balance = this.balanceOf(t.chain, t.from, t.asset);
+    if (!isUnbounded(t.from) && balance < t.amount) {
+      throw new InsufficientFunds(`${t.from} holds ${balance}, not ${t.amount}.`, {
+        chain: t.chain, asset: t.asset, address: t.from, balance: String(balance), amount: String(t.amount),
+      });
+    }
+    this.seq++;
+    const made: Transfer = { ...t, txId: `0x${this.seq.toString(16).padStart(64, '0')}`, block: this.seq, at: this.clock.now() };
+    this.byKey.set(t.key, made);
+    this.transfers.push(made);
+    this.add(t.chain, t.from, t.asset, -t.amount);
+    this.add(t.chain, t.to, t.asset, t.amount);
+    return made;
+  }
+
+  balanceOf(chain: ChainName, address: string, asset: string): bigint {
+    return this.balances.get(`${chain}|${address}|${asset}`)?.amount ?? 0n;
+  }
+
+  /** Balances of every account matching `which`, summed over chains and assets. */
+  held(which: (address: string) => boolean): bigint {
+    return [...this.balances.values()].filter((b) => which(b.address)).reduce((s, b) => s + b.amount, 0n);
+  }
+
+  /** Sum of the transfers matching `which`. */
+  sum(which: (t: Transfer) => boolean): bigint {
+    return this.transfers.filter(which).reduce((s, t) => s + t.amount, 0n);
+  }
+
+  private add(chain: ChainName, address: string, asset: string, amount: bigint): void {
+    const k = `${chain}|${address}|${asset}`;
+    const b = this.balances.get(k) ?? { chain, address, asset, amount: 0n };
+    this.balances.set(k, { ...b, amount: b.amount + amount });
+  }
+}
+
+/** Venues whose executions are scripted per idempotency key `<order id>:<step index>`; a key fills once. */
+export class ScriptedMarket {
+  /** Every execute call, repeats included. */
+  readonly calls: VenueExecuteRequest[] = [];
+  /** First fills only: a repeated key answers its first fill again and is not counted. */
+  readonly fills: Array<{ venue: VenueId; key: string; amountIn: bigint; amountOut: bigint }> = [];
+  private readonly scripts = new Map<string, VenueScript>();
+  private readonly held = new Map<string, Promise<void>>();
+  private readonly filled = new Map<string, VenueExecution>();
+
+  /** What the venue answers for `key` from now on (default: a 1:1 fill). */
+  script(key: string, answer: VenueScript): void {
+    this.scripts.set(key, answer);
+  }
+
+  /** Executions of `key` wait until the returned function is called. */
+  hold(key: string): () => void {
+    let release!: () => void;
+    this.held.set(key, new Promise<void>((r) => (release = r)));
+    return () => {
+      this.held.delete(key);
+      release();
+    };
+  }
+
+  venue(id: VenueId): Venue {
+    return {
+      id,
+      routes: () => [],
+      supports: () => true,
+      quote: () => Promise.reject(new VenueFailed('This test venue only executes.')),
+      execute: async (req) => {
+        this.calls.push(req);
+        await this.held.get(req.key);
+        const prior = this.filled.get(req.key);
+        if (prior) return prior;
+        const s = this.scripts.get(req.key) ?? { status: 'filled' };
+        if (s.status === 'failing') throw new VenueFailed(s.error);
+        if (s.status === 'halted') return { status: 'halted', key: req.key, reason: s.reason };
+        const amountOut = s.amountOut ?? req.amountIn;
+        if (amountOut < req.minAmountOut) {
+          return { status: 'halted', key: req.key, reason: `${id} would return ${amountOut}, less than the least acceptable ${req.minAmountOut}.` };
+        }
+        const fill: VenueExecution = { status: 'filled', key: req.key, amountIn: req.amountIn, amountOut, txId: `fill:${req.key}` };
+        this.filled.set(req.key, fill);
+        this.fills.push({ venue: id, key: req.key, amountIn: req.amountIn, amountOut });
+        return fill;
+      },
+    };
+  }
+}
+
+export interface StoredOrder {
+  value: unknown;
+  context: OrderContext;
+  version: number;
+  wakeAt: number | null;
+  /** The snapshot as stored. */
+  snapshot: unknown;
+}
+
+export interface OrderHost {
+  runtime: Runtime;
+  /** The hosted kind: the real orderKind with the gate around its effects. */
+  kind: ActorKindSpec;
+  /** The SQLite store under the runtime (reads here skip the write delay). */
+  store: ActorStore;
+  clock: ManualClock;
+  ledger: FakeLedger;
+  market: ScriptedMarket;
+  /** Vaults issued, in order. */
+  vaults: Vault[];
+  /** Vault issues wait until the returned function is called. */
+  holdVaults(): () => void;
+  /** `order.create` (messages go through the codec, as over the bus); the vault issue may finish. */
+  create(id: string, quote: Quote, toAddress: string, refundAddress?: string | null): Promise<Reply>;
+  /** A deposit as the watcher reports it; a txId not seen before first moves the money on the fake source chain. */
+  deposit(id: string, d: { txId: string; from: string; amount: bigint; confirmations: number; required: number }): Promise<Reply>;
+  get(id: string): Promise<Reply>;
+  /** Moves the clock to `at` and fires the durable wake-ups due then; no effect may finish. */
+  fireAt(at: number): Promise<void>;
+  /** Restores the order from the store through its wake-up and lets its effect in flight finish. */
+  finishEffect(id: string): Promise<StoredOrder>;
+  load(id: string): Promise<StoredOrder>;
+  close(): Promise<void>;
+}
+
+const turn = () => new Promise<void>((r) => setImmediate(r));
+
+export function orderHost(opts: { policy?: Partial<OrderPolicy>; alwaysReplay?: boolean; gated?: boolean; start?: number } = {}): OrderHost {
+  const sqlite = openSqliteStore(':memory:');
+  const store: ActorStore = new Proxy(sqlite, {
+    get(target, p, receiver) {
+      if (p === 'save') {
+        return async (a: Parameters<ActorStore['save']>[0]) => {
+          await turn();
+          return target.save(a);
+        };
+      }
+      const v: unknown = Reflect.get(target, p, receiver);
+      return typeof v === 'function' ? v.bind(target) : v;
+    },
+  });
+  const clock = new ManualClock(undefined, opts.start ?? HOST_START);
+  const ledger = new FakeLedger(clock);
+  const market = new ScriptedMarket();
+  const vaults: Vault[] = [];
+  let vaultsHeld: Promise<void> | null = null;
+  const gated = opts.gated ?? true;
+  let allowance = 0;
+
+  const real = orderKind({
+    clock,
+    policy: { ...DEFAULT_POLICY, ...opts.policy },
+    chains: { transfer: (t) => ledger.transfer(t) },
+    market,
+    vaults: {
+      async issue(chain) {
+        await vaultsHeld;
+        const index = vaults.length;
+        const v: Vault = { vaultId: randomUUID(), chain, scheme: 'bip44-evm', index, address: `0x${(0xdeb0_0000 + index).toString(16).padStart(40, '0')}` };
+        vaults.push(v);
+        return v;
+      },
+    },
+  });
+  // The gate wraps each provided effect: the real one runs only with an allowance, else it never starts.
+  const provided = (real.logic as unknown as { implementations: { actors: Record<string, AnyActorLogic> } }).implementations.actors;
+  const gate = (effect: AnyActorLogic) =>
+    fromPromise<unknown, unknown>(async ({ input }) => {
+      if (gated) {
+        if (allowance === 0) return new Promise<never>(() => {});
+        allowance--;
+      }
+      return toPromise(createActor(effect, { input }).start());
+    });
+  const kind: ActorKindSpec = {
+    ...real,
+    logic: (real.logic as unknown as { provide(i: unknown): AnyActorLogic }).provide({
+      actors: Object.fromEntries(Object.values(ORDER_EFFECTS).map((name) => [name, gate(provided[name]!)])),
+    }),
+  };
+
+  const runtime = createRuntime({ store, clock, logger: createLogger('silent'), alwaysReplay: opts.alwaysReplay ?? true, kinds: [kind] });
+  const ref = (id: string) => ({ kind: 'order' as const, id });
+  const send = (id: string, message: Record<string, unknown> & { type: string }) => runtime.handle({ ref: ref(id), message: roundTrip(message) });
+  async function withOneEffect<T>(act: () => Promise<T>): Promise<T> {
+    allowance = 1;
+    try {
+      return await act();
+    } finally {
+      allowance = 0;
+    }
+  }
+
+  async function load(id: string): Promise<StoredOrder> {
+    const s = await sqlite.load('order', id);
+    if (!s) throw new Error(`Order ${id} is not stored.`);
+    const snap = s.snapshot as { value: unknown; context: OrderContext };
+    return { value: snap.value, context: snap.context, version: s.version, wakeAt: s.wakeAt, snapshot: s.snapshot };
+  }
+
+  return {
+    runtime,
+    kind,
+    store: sqlite,
+    clock,
+    ledger,
+    market,
+    vaults,
+    holdVaults() {
+      let release!: () => void;
+      vaultsHeld = new Promise<void>((r) => (release = r));
+      return () => {
+        vaultsHeld = null;
+        release();
+      };
+    },
+    create: (id, quote, toAddress, refundAddress = null) =>
+      withOneEffect(() => send(id, { type: 'order.create', quote, toAddress, refundAddress })),
+    async deposit(id, d) {
+      const o = await load(id);
+      if (!ledger.transfers.some((t) => t.key === `deposit:${d.txId}`)) {
+        const [chain, asset] = [o.context.sourceChain, o.context.route.from];
+        await ledger.transfer({ key: `mint:${d.txId}`, chain, asset, from: MINT_ACCOUNT, to: d.from, amount: d.amount });
+        await ledger.transfer({ key: `deposit:${d.txId}`, chain, asset, from: d.from, to: o.context.vault!.address, amount: d.amount });
+      }
+      return send(id, { type: 'deposit', ...d });
+    },
+    get: (id) => send(id, { type: 'order.get' }),
+    async fireAt(at) {
+      clock.set(at);
+      await runtime.fireDue();
+    },
+    async finishEffect(id) {
+      const before = await load(id);
+      const wake = orderWakeUp(before.value, before.context);
+      if (wake?.at !== 0 || before.wakeAt !== 0) throw new Error(`Order ${id} has no effect in flight (${JSON.stringify(before.value)}).`);
+      await withOneEffect(() => runtime.fireDue());
+      return load(id);
+    },
+    load,
+    async close() {
+      await runtime.drain();
+      await sqlite.close();
+    },
+  };
+}
