@@ -48,6 +48,8 @@ interface Active {
   persisting: Promise<void>;
   lastPersisted: unknown;
   failed: Error | null;
+  /** Left memory: nothing of this copy is written any more (a stopped actor's snapshot would restore as dead). */
+  evicted: boolean;
   idleTimer: NodeJS.Timeout | null;
   unsubscribe: () => void;
 }
@@ -83,7 +85,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
 
   function persist(a: Active): Promise<void> {
     a.persisting = a.persisting.then(async () => {
-      if (a.failed) return;
+      if (a.failed || a.evicted) return;
       // The live snapshot object changes identity on every transition; the same object is already stored.
       const current = a.actor.getSnapshot();
       if (current === a.lastPersisted) return;
@@ -120,7 +122,17 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     return a.persisting;
   }
 
+  /** Resolves when no snapshot write of this actor is pending, including writes queued while waiting. */
+  async function writesDone(a: Active): Promise<void> {
+    let p: Promise<void>;
+    do {
+      p = a.persisting;
+      await p;
+    } while (p !== a.persisting);
+  }
+
   function evict(a: Active): void {
+    a.evicted = true;
     if (active.get(key(a.ref)) === a) active.delete(key(a.ref));
     if (a.idleTimer) clearTimeout(a.idleTimer);
     a.unsubscribe();
@@ -131,7 +143,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     if (a.idleTimer) clearTimeout(a.idleTimer);
     a.idleTimer = setTimeout(() => {
       // Only passivate between messages; a busy mailbox re-arms the timer when it finishes.
-      void a.mailbox.then(() => a.persisting).then(() => {
+      void a.mailbox.then(() => writesDone(a)).then(() => {
         if (active.get(key(a.ref)) === a && !a.failed) evict(a);
       });
     }, idleMs);
@@ -159,6 +171,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       persisting: Promise.resolve(),
       lastPersisted: null,
       failed: null,
+      evicted: false,
       idleTimer: null,
       unsubscribe: () => {},
     };
@@ -208,7 +221,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       return await run;
     } finally {
       if (deps.alwaysReplay) {
-        await a.persisting;
+        await writesDone(a);
         if (active.get(key(ref)) === a) evict(a);
       } else if (active.get(key(ref)) === a) touch(a);
     }
@@ -261,7 +274,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       if (poll) clearInterval(poll);
       while (inFlight > 0) await new Promise((r) => setTimeout(r, 10));
       for (const a of [...active.values()]) {
-        await a.persisting;
+        await writesDone(a);
         evict(a);
       }
     },
