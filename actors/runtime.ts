@@ -181,6 +181,9 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     });
     a.unsubscribe = () => sub.unsubscribe();
     active.set(key(ref), a);
+    // A restored actor's snapshot is already stored: a reactivation that changes nothing writes nothing. Anything
+    // start() changes (an effect restarting into a new state) is a new snapshot object and is written as usual.
+    if (stored) a.lastPersisted = actor.getSnapshot();
     actor.start();
     if (!stored) await persist(a);
     return a;

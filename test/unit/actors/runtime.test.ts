@@ -215,3 +215,14 @@ describe('Sharding: a worker writes and wakes only the actors of the shards it h
     expect((await store.load('order', 'o1'))!.status).toBe('closed');
   });
 });
+
+describe('Passivation: bringing an actor back to read it writes nothing', () => {
+  it('a read of a passivated actor leaves its version as it was', async () => {
+    const { store, runtime } = host({ idleMs: 10 });
+    await runtime.handle({ ref, message: { type: 'create', deadline: 5_000 } });
+    await new Promise((r) => setTimeout(r, 40));
+    expect(runtime.activeCount()).toBe(0);
+    expect(await runtime.handle({ ref, message: { type: 'get' } })).toEqual({ ok: true, value: { state: 'open', n: 0 } });
+    expect((await store.load('order', 'o1'))!.version).toBe(1);
+  });
+});
