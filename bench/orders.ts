@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { encodeJson, openSqliteStore } from '../src/store/index.js';
+import { drive, median, type Rate } from './cluster-common.js';
 
 const N = Number(process.env.BENCH_ORDERS ?? 1000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -28,16 +29,6 @@ const PAIRS = [
 ];
 type Pair = (typeof PAIRS)[number];
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(s.length * p))]!;
-};
-
 async function startService(): Promise<{ port: number; dataDir: string; child: ChildProcess }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'bench/serve-orders.ts', 'service'], {
     env: { ...process.env, ROUTER_SIM_LATENCY_SCALE: '0', ROUTER_SIM_FAILURES: 'off' },
@@ -53,25 +44,6 @@ async function stop(child: ChildProcess) {
   await once(child, 'exit');
 }
 
-/** Runs `count` tasks with `concurrency` callers in flight; returns the wall time and each task's latency (ms). */
-async function drive(count: number, concurrency: number, task: (i: number) => Promise<void>) {
-  const lat: number[] = [];
-  let next = 0;
-  const t0 = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < count) {
-        const i = next++;
-        const s = performance.now();
-        await task(i);
-        lat.push(performance.now() - s);
-      }
-    }),
-  );
-  const wall = performance.now() - t0;
-  return { perSec: (count * 1000) / wall, p50: pct(lat, 0.5), p99: pct(lat, 0.99) };
-}
-type Rate = Awaited<ReturnType<typeof drive>>;
 
 async function post<T>(port: number, path: string, body: unknown, expect: number): Promise<T> {
   const res = await fetch(`http://127.0.0.1:${port}${path}`, {
