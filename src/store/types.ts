@@ -94,7 +94,8 @@ export interface ActorStore {
   /** Returns the new version. Throws SnapshotConflict when the stored version differs from expectedVersion
    *  or the stored epoch is newer than `epoch`. */
   save(actor: SaveActor): Promise<number>;
-  /** Actors whose wakeAt <= now, oldest first; only those of `shards` when given (a worker's owned shards). */
+  /** Actors whose wakeAt <= now, oldest first, equal wakeAt by kind then id (so a batch cut by `limit` is the same on
+   *  every poll until its timers are cleared); only those of `shards` when given (a worker's owned shards). */
   due(now: number, limit: number, shards?: readonly number[]): Promise<Array<{ kind: ActorKind; id: string; wakeAt: number }>>;
   /** Actors of a kind, by id ascending, optionally of some statuses, after an id (admin listing). */
   list(q: { kind: ActorKind; status?: readonly string[]; limit: number; afterId?: string }): Promise<ActorSummary[]>;

@@ -87,11 +87,24 @@ describe('SQLite store: a file written before shards, statuses and the order ind
     await again.close();
     const check = new Database(file, { readonly: true });
     const columns = check.prepare<[], { name: string }>('PRAGMA table_info(actors)').all().map((c) => c.name);
+    const indexes = check.prepare<[], { name: string }>("PRAGMA index_list(actors)").all().map((i) => i.name);
+    // The timer index of the old schema ordered by wake_at alone; it is replaced by one ending in (kind, id).
+    const plan = check
+      .prepare<[number, number], { detail: string }>(
+        'EXPLAIN QUERY PLAN SELECT kind, id, wake_at FROM actors WHERE wake_at IS NOT NULL AND wake_at <= ? ORDER BY wake_at, kind, id LIMIT ?',
+      )
+      .all(1, 1)
+      .map((r) => r.detail);
     check.close();
     expect(columns).toEqual([
       'kind', 'id', 'version', 'epoch', 'snapshot', 'wake_at', 'updated_at',
       'shard', 'status', 'history', 'sender', 'destination', 'refund', 'order_type', 'created_at',
     ]);
+    expect(indexes).toContain('actors_due');
+    expect(indexes).toContain('actors_shard_due');
+    expect(indexes).not.toContain('actors_wake_at');
+    expect(plan.join('\n')).toMatch(/USING COVERING INDEX actors_due/);
+    expect(plan.join('\n')).not.toMatch(/TEMP B-TREE/);
   });
 
   it('several processes opening one old file at once all come up and all write (columns are added once, under the write lock)', async () => {

@@ -1,7 +1,7 @@
 // The one contract every ActorStore adapter passes (SQLite, MongoDB).
 import { describe, expect, it, beforeEach, afterEach } from 'vitest';
 import { SnapshotConflict } from '../../../src/errors.js';
-import type { ActorStore, OrderIndex, SaveActor } from '../../../src/store/types.js';
+import { HISTORY_LIMIT, type ActorStore, type OrderIndex, type SaveActor } from '../../../src/store/types.js';
 
 export function storeContract(name: string, open: () => Promise<ActorStore>): void {
   describe(`ActorStore contract: ${name}`, () => {
@@ -355,6 +355,183 @@ export function storeContract(name: string, open: () => Promise<ActorStore>): vo
         await resave({ kind: 'order', id: 'o', index: null });
         expect(await store.listOrders({ limit: 10 })).toEqual([]);
       });
+    });
+
+    describe('compare-and-set at the edges: creation races, unknown actors, refused writes', () => {
+      it('of many concurrent creations of one actor (expected version 0) exactly one wins and its snapshot is stored', async () => {
+        const results = await Promise.allSettled(
+          Array.from({ length: 20 }, (_, i) => store.save({ ...base, id: 'new', snapshot: { n: i }, expectedVersion: 0 })),
+        );
+        const won = results.flatMap((r, i) => (r.status === 'fulfilled' ? [i] : []));
+        expect(won).toHaveLength(1);
+        for (const r of results) if (r.status === 'rejected') expect(r.reason).toBeInstanceOf(SnapshotConflict);
+        expect(await store.load('quote', 'new')).toMatchObject({ version: 1, snapshot: { n: won[0] } });
+      });
+
+      it('a save at a version above 0 of an actor never saved is refused and creates nothing', async () => {
+        await expect(store.save({ ...base, id: 'ghost', snapshot: { n: 1 }, expectedVersion: 1 })).rejects.toBeInstanceOf(
+          SnapshotConflict,
+        );
+        await expect(store.save({ ...base, id: 'ghost', snapshot: { n: 1 }, expectedVersion: 7, wakeAt: 5 })).rejects.toBeInstanceOf(
+          SnapshotConflict,
+        );
+        expect(await store.load('quote', 'ghost')).toBeNull();
+        expect(await store.due(1000, 10)).toEqual([]);
+        expect(await store.list({ kind: 'quote', limit: 10 })).toEqual([]);
+      });
+
+      it('a save refused for its epoch changes nothing: snapshot, version, epoch, wake-up, status, history and index stay', async () => {
+        const index = idx({ createdAt: 10, sender: '0xs' });
+        await store.save({
+          ...base,
+          kind: 'order',
+          id: 'o',
+          epoch: 5,
+          snapshot: { n: 1 },
+          expectedVersion: 0,
+          wakeAt: 100,
+          shard: 3,
+          status: 'funded',
+          history: [{ status: 'funded', at: 1 }],
+          index,
+        });
+        const before = await store.load('order', 'o');
+        await expect(
+          store.save({
+            ...base,
+            kind: 'order',
+            id: 'o',
+            epoch: 4,
+            snapshot: { n: 2 },
+            expectedVersion: 1,
+            wakeAt: null,
+            shard: 9,
+            status: 'delivered',
+            history: [],
+            index: null,
+          }),
+        ).rejects.toBeInstanceOf(SnapshotConflict);
+        expect(await store.load('order', 'o')).toEqual(before);
+        expect(await store.due(1000, 10)).toEqual([{ kind: 'order', id: 'o', wakeAt: 100 }]);
+        expect(await store.listOrders({ limit: 10 })).toEqual([{ id: 'o', status: 'funded', updatedAt: 1, ...index }]);
+        expect(await store.counts()).toEqual([{ kind: 'order', status: 'funded', count: 1 }]);
+      });
+    });
+
+    describe('durable wake-ups: moving timers and ties', () => {
+      it('a moved wakeAt is where due() finds the actor: later leaves the earlier window, earlier joins it', async () => {
+        await create({ id: 'a', wakeAt: 100 });
+        await create({ id: 'b', wakeAt: 200 });
+        await resave({ kind: 'quote', id: 'a', wakeAt: 500 });
+        expect(await store.due(300, 10)).toEqual([{ kind: 'quote', id: 'b', wakeAt: 200 }]);
+        expect(await store.due(500, 10)).toEqual([
+          { kind: 'quote', id: 'b', wakeAt: 200 },
+          { kind: 'quote', id: 'a', wakeAt: 500 },
+        ]);
+        await resave({ kind: 'quote', id: 'a', wakeAt: 50 });
+        expect(await store.due(100, 10)).toEqual([{ kind: 'quote', id: 'a', wakeAt: 50 }]);
+        expect((await store.due(100, 10, [0])).map((d) => d.id)).toEqual(['a']);
+        expect((await store.load('quote', 'a'))!.wakeAt).toBe(50);
+      });
+
+      it('equal wakeAt under a limit: ties go by kind then id, so every poll gets the same batch until it is cleared', async () => {
+        for (const id of ['e', 'b', 'd', 'a', 'c']) await create({ id, wakeAt: 100, shard: id === 'c' ? 1 : 0 });
+        await create({ kind: 'order', id: 'z', wakeAt: 100 });
+        await create({ id: 'early', wakeAt: 99 });
+        const batch = async (limit: number, shards?: number[]) =>
+          (await store.due(1000, limit, shards)).map((d) => `${d.kind}/${d.id}`);
+        expect(await batch(10)).toEqual(['quote/early', 'order/z', 'quote/a', 'quote/b', 'quote/c', 'quote/d', 'quote/e']);
+        for (let poll = 0; poll < 3; poll++) expect(await batch(3)).toEqual(['quote/early', 'order/z', 'quote/a']);
+        expect(await batch(3, [0, 1])).toEqual(['quote/early', 'order/z', 'quote/a']);
+        expect(await batch(2, [1, 0])).toEqual(['quote/early', 'order/z']);
+        expect(await batch(10, [1])).toEqual(['quote/c']);
+        // Clearing the served timers lets the next batch through, still in the same order.
+        await resave({ kind: 'quote', id: 'early', wakeAt: null });
+        await resave({ kind: 'order', id: 'z', wakeAt: null });
+        await resave({ kind: 'quote', id: 'a', wakeAt: null });
+        expect(await batch(3)).toEqual(['quote/b', 'quote/c', 'quote/d']);
+      });
+    });
+
+    describe('listing cursors combined with filters', () => {
+      it('list pages by afterId within a status filter: every matching actor once, in id order', async () => {
+        const statuses: Record<string, string> = { a: 'quoted', b: 'expired', c: 'quoted', d: 'quoted', e: 'refused', f: 'quoted', g: 'expired' };
+        for (const [id, status] of Object.entries(statuses).reverse()) await create({ id, status });
+        await order('a2', null, 'quoted');
+        for (const size of [1, 2, 3]) {
+          const seen: string[] = [];
+          let afterId: string | undefined;
+          for (;;) {
+            const page = await store.list({ kind: 'quote', status: ['quoted', 'refused'], limit: size, ...(afterId === undefined ? {} : { afterId }) });
+            if (page.length === 0) break;
+            expect(page.length).toBeLessThanOrEqual(size);
+            seen.push(...page.map((s) => s.id));
+            afterId = page.at(-1)!.id;
+          }
+          expect(seen).toEqual(['a', 'c', 'd', 'e', 'f']);
+        }
+        // A cursor naming an actor outside the filter, or none at all, still places the page.
+        expect((await store.list({ kind: 'quote', status: ['quoted'], limit: 10, afterId: 'b' })).map((s) => s.id)).toEqual(['c', 'd', 'f']);
+        expect((await store.list({ kind: 'quote', status: ['quoted'], limit: 10, afterId: 'cc' })).map((s) => s.id)).toEqual(['d', 'f']);
+      });
+
+      it('listOrders pages with the after cursor within each filter, equal creation times included', async () => {
+        const rows = [
+          ['a', 100, '0xd1', '0xs1', 'funded'],
+          ['b', 200, '0xd1', '0xs2', 'awaiting_deposit'],
+          ['c', 200, '0xd2', '0xs1', 'funded'],
+          ['d', 200, '0xd1', '0xs1', 'funded'],
+          ['e', 300, '0xd1', '0xs1', 'delivered'],
+          ['f', 200, '0xd1', '0xs1', 'funded'],
+          ['g', 50, '0xd1', '0xs1', 'funded'],
+        ] as const;
+        for (const [id, createdAt, destination, sender, status] of rows) await order(id, idx({ createdAt, destination, sender }), status);
+        const walk = async (q: Omit<Parameters<ActorStore['listOrders']>[0], 'limit' | 'after'>, size: number) => {
+          const seen: string[] = [];
+          let after: { createdAt: number; id: string } | undefined;
+          for (;;) {
+            const page = await store.listOrders({ ...q, limit: size, ...(after ? { after } : {}) });
+            if (page.length === 0) break;
+            seen.push(...page.map((r) => r.id));
+            const last = page.at(-1)!;
+            after = { createdAt: last.createdAt, id: last.id };
+          }
+          return seen;
+        };
+        for (const size of [1, 2, 3]) {
+          expect(await walk({ destination: '0xd1' }, size)).toEqual(['e', 'f', 'd', 'b', 'a', 'g']);
+          expect(await walk({ sender: '0xs1', status: ['funded'] }, size)).toEqual(['f', 'd', 'c', 'a', 'g']);
+          expect(await walk({ destination: '0xd1', sender: '0xs1', status: ['funded', 'delivered'] }, size)).toEqual(['e', 'f', 'd', 'a', 'g']);
+        }
+        const after = async (createdAt: number, id: string) =>
+          (await store.listOrders({ limit: 10, destination: '0xd1', status: ['funded'], after: { createdAt, id } })).map((r) => r.id);
+        // A cursor on a row outside the filter ('e' is delivered), or on no row at all, still places the page.
+        expect(await after(300, 'e')).toEqual(['f', 'd', 'a', 'g']);
+        expect(await after(200, 'e')).toEqual(['d', 'a', 'g']);
+      });
+    });
+
+    it('concurrent puts of one new key all succeed and one of their values is stored', async () => {
+      const values = Array.from({ length: 20 }, (_, i) => `o${i}`);
+      await Promise.all(values.map((v) => store.putKey('deposit', '0xnew', v)));
+      expect(values).toContain(await store.getKey('deposit', '0xnew'));
+      await store.putKey('deposit', '0xnew', 'last');
+      expect(await store.getKey('deposit', '0xnew')).toBe('last');
+    });
+
+    it('history entries round-trip unchanged: order, statuses, times, a full HISTORY_LIMIT list', async () => {
+      const history = Array.from({ length: HISTORY_LIMIT }, (_, i) => ({
+        status: ['awaiting_deposit', 'funded', 'exécuté ✓', '$set', 'a.b', ''][i % 6]!,
+        at: 1_700_000_000_000 + i * 7919 + (i === 0 ? 0 : 2 ** 40),
+      }));
+      history.push({ status: 'late', at: Number.MAX_SAFE_INTEGER });
+      history.shift();
+      await create({ id: 'h', status: 'late', history });
+      expect((await store.load('quote', 'h'))!.history).toEqual(history);
+      await resave({ kind: 'quote', id: 'h', snapshot: { n: 2 } });
+      expect((await store.load('quote', 'h'))!.history).toEqual(history);
+      await resave({ kind: 'quote', id: 'h', history: [] });
+      expect((await store.load('quote', 'h'))!.history).toEqual([]);
     });
 
     it('a listing limit that is not a positive integer is refused (adapters would read 0 differently)', async () => {
