@@ -55,7 +55,7 @@ async function composeWithIdle(dataDir: string, idleMs: number) {
     store, clock, logger, idleMs,
     kinds: [
       quoteKind({ router, clock }),
-      orderKind({ clock, vaults, chains, market, policy: { ...config.orders, maxAmountIn: null }, onVault: deposits.register }),
+      orderKind({ clock, vaults, chains, market, router, policy: { ...config.orders, maxAmountIn: null }, onVault: deposits.register }),
     ],
   });
   await bus.serve(runtime.handle);

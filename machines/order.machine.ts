@@ -1,13 +1,22 @@
-// An order as a statechart, from deposit address to delivery or refund. Pure: vault issuing, venue steps,
-// delivery and refunds are named effects the runtime provides; every effect answers a tagged result with the
-// instant it finished (effects never throw), and time otherwise comes with events. Long waits (deposit deadline,
-// retry backoff) are exposed as data by `orderWakeUp`, never as XState `after`, so they survive restarts.
-import { assign, fromPromise, setup } from 'xstate';
+// An order as a statechart, from deposit address to delivery or refund. Two parallel regions: `lifecycle` (deposit,
+// execution, delivery, closing, unwinding) and `refunds`, the one path every refund takes whatever its reason, so a
+// deposit arriving at any time (also after delivery or expiry) is recorded and paid back once it is confirmed.
+// Pure: vault issuing, venue steps, delivery, refunds and quoting back are named effects the runtime provides; each
+// answers a tagged result with the instant it finished (effects never throw), and time otherwise comes with events.
+// Long waits (deposit deadline, retry backoff) are exposed as data by `orderWakeUp`, never as XState `after`.
+import { assign, fromPromise, setup, type SnapshotFrom } from 'xstate';
 import type { AmountFormat, AssetId, ChainName } from '../src/assets/types.js';
+import {
+  holdingAccount, type DeliveryRecord, type DepositRecord, type LegRecord, type PlannedRefund, type RefundReason,
+  type RefundRecord,
+} from '../src/orders/money.js';
+import { ORDER_STATUSES, type OrderStatus } from '../src/orders/types.js';
 import type { PricedRoute } from '../src/routing/types.js';
 import type { VenueId } from '../src/venues/types.js';
 
 export const DEPOSIT_WINDOW_MS = 7 * 24 * 60 * 60 * 1000;
+/** The longest wait between two attempts of a refund that keeps failing. */
+export const REFUND_BACKOFF_CAP_MS = 15 * 60 * 1000;
 
 export interface OrderVault {
   vaultId: string;
@@ -25,7 +34,11 @@ export interface OrderInput {
   blocklist: VenueId[];
   sourceChain: ChainName;
   toAddress: string;
+  /** The refund address the client gave, or null. */
   refundAddress: string | null;
+  /** Cost of one refund transfer of `route.from` on the source chain (base units, as quoted). A deposit at or below
+   *  it is dust: refunding it would cost all of it, so it never sets the refund address. */
+  refundCost: bigint;
   createdAt: number;
   policy: OrderPolicy;
 }
@@ -42,59 +55,57 @@ export interface OrderPolicy {
   maxAmountIn: bigint | null;
 }
 
-export interface SeenDeposit {
-  txId: string;
-  from: string;
-  amount: bigint;
-  confirmations: number;
-  /** Confirmations the source chain needs before the deposit is spent. */
-  required: number;
-}
+/** Where the order's funds stand: `open` while deposits may still fund it; `committed` once execution has taken its
+ *  amount (what a deposit did not fund is free to refund); `closed` when it ended without executing (all is free). */
+export type OrderPhase = 'open' | 'committed' | 'closed';
+export type CloseReason = Extract<RefundReason, 'underfunded' | 'cancelled' | 'unwind'>;
 
-export interface Leg {
-  index: number;
-  venue: VenueId;
-  amountIn: bigint;
-  amountOut: bigint;
-  txId: string;
+export interface UnwindState {
+  /** The route back to the source asset the router quoted, or null before quoting or when none exists. */
+  route: PricedRoute | null;
+  /** Next step of `route` to run. */
+  step: number;
 }
-
-export interface Refund {
-  amount: bigint;
-  to: string;
-  txId: string;
-  reason: 'underfunded' | 'excess';
-}
-
-export type OrderStatus =
-  | 'awaiting_deposit' | 'funded' | 'underfunded' | 'expired' | 'executing' | 'delivered' | 'stalled' | 'frozen';
 
 export interface OrderContext extends OrderInput {
   depositDeadline: number;
   vault: OrderVault | null;
-  deposits: SeenDeposit[];
-  received: bigint;
-  /** Index of the next step to run. */
+  /** The refund address the client gave (`refundAddress` shows the one in use, spec 2.5). */
+  givenRefundAddress: string | null;
+  deposits: DepositRecord[];
+  phase: OrderPhase;
+  closeReason: CloseReason | null;
+  /** Index of the next step of the quoted route to run. */
   step: number;
-  legs: Leg[];
+  /** Every venue step filled, the quoted route's and the route back's. */
+  legs: LegRecord[];
   attempt: number;
   retryAt: number | null;
   lastError: string | null;
   haltReason: string | null;
-  amountOut: bigint | null;
-  deliveryTxId: string | null;
-  refunds: Refund[];
+  delivery: DeliveryRecord | null;
+  /** Refunds to pay before any deposit's (unwind proceeds), oldest first. */
+  refundQueue: PlannedRefund[];
+  /** The refund being paid; its effect input. */
+  paying: PlannedRefund | null;
+  refundAttempt: number;
+  refundRetryAt: number | null;
+  refunds: RefundRecord[];
+  unwind: UnwindState | null;
   history: Array<{ status: OrderStatus; at: number }>;
 }
 
 export type DepositEvent = { type: 'deposit'; txId: string; from: string; amount: bigint; confirmations: number; required: number; at: number };
 export type OrderEvent =
   | DepositEvent
-  | { type: 'deposit.deadline' }
-  | { type: 'retry.due' }
+  | { type: 'deposit.deadline'; at: number }
+  | { type: 'retry.due'; at: number }
+  | { type: 'refund.retry'; at: number }
+  /** Cancel an order that has not started executing, or unwind a stalled or frozen one. */
+  | { type: 'unwind'; at: number }
   /** Sent by the host's wake-up to an order whose effect was running when its process died; restoring the snapshot
    *  restarts the effect (keyed, so it runs once), the event itself changes nothing. */
-  | { type: 'resume' };
+  | { type: 'resume'; at: number };
 
 export type StepResult =
   | { status: 'filled'; amountOut: bigint; txId: string; at: number }
@@ -102,28 +113,29 @@ export type StepResult =
   | { status: 'failed'; error: string; at: number };
 
 export interface StepInput {
+  /** Idempotency key of the step at the venue and on the ledger. */
+  key: string;
   orderId: string;
-  index: number;
   venue: VenueId;
   from: AssetId;
   to: AssetId;
-  /** Amount at hand entering the step (the deposit's quoted amount, or the previous leg's output). */
+  /** Amount at hand entering the step (taken from `holder` only once the venue fills). */
   stepAmountIn: bigint;
   /** Quoted execution cost of the step, paid from the amount at hand. */
   cost: bigint;
   /** The least the venue may return: the quoted venue output less the tolerance. */
   minAmountOut: bigint;
-  /** Where the amount at hand sits: the deposit address for step 0, else the order's holding account. */
+  /** Where the amount at hand sits: the deposit address for the first step, else the order's holding account. */
   holder: string;
-  sourceChain: ChainName;
 }
 
-export interface TransferResult {
-  txId: string;
-  at: number;
-}
+export type DeliverResult =
+  | { status: 'delivered'; txId: string; amountOut: bigint; cost: bigint; at: number }
+  | { status: 'failed'; error: string; at: number };
 
-export const ORDER_EFFECTS = { issueVault: 'issueVault', executeStep: 'executeStep', deliver: 'deliver', refund: 'refund' } as const;
+export type RefundResult = { status: 'paid'; txId: string | null; at: number } | { status: 'failed'; error: string; at: number };
+
+export type QuoteBackResult = { route: PricedRoute | null; error: string | null; at: number };
 
 export interface DeliverInput {
   orderId: string;
@@ -134,53 +146,134 @@ export interface DeliverInput {
   holder: string;
 }
 
-export interface RefundInput {
+export interface QuoteBackInput {
   orderId: string;
-  asset: AssetId;
-  chain: ChainName;
-  from: string;
-  to: string;
-  amount: bigint;
-  reason: Refund['reason'];
+  from: AssetId;
+  to: AssetId;
+  amountIn: bigint;
 }
 
-const total = (ds: SeenDeposit[]) => ds.reduce((s, d) => s + d.amount, 0n);
-const mark = (ctx: OrderContext, status: OrderStatus, at: number) => [...ctx.history, { status, at }];
+export const ORDER_EFFECTS = {
+  issueVault: 'issueVault',
+  executeStep: 'executeStep',
+  deliver: 'deliver',
+  refund: 'refund',
+  quoteBack: 'quoteBack',
+} as const;
 
-/** Where the order's money sits between steps (an internal account of the router on that chain). */
-export const holdingAccount = (orderId: string) => `order:${orderId}`;
+/** Tag of every state whose effect is in flight: after a crash or passivation the host brings it back at once. */
+const EFFECT = 'effect';
 
-function stepInput(ctx: OrderContext): StepInput {
+const sum = (ds: DepositRecord[]) => ds.reduce((s, d) => s + d.amount, 0n);
+const confirmed = (d: DepositRecord) => d.confirmations >= d.required;
+const min = (a: bigint, b: bigint) => (a < b ? a : b);
+
+function eventAt(ctx: OrderContext, event: { type: string }): number {
+  const e = event as { at?: unknown; output?: { at?: unknown } };
+  if (typeof e.at === 'number') return e.at;
+  if (typeof e.output?.at === 'number') return e.output.at;
+  return ctx.history.at(-1)?.at ?? ctx.createdAt;
+}
+
+/** The input of the next step: of the quoted route, or of the route back while unwinding. */
+export function stepInput(ctx: OrderContext): StepInput {
+  const tolerance = BigInt(10_000 - ctx.policy.shortfallToleranceBps);
+  if (ctx.unwind?.route) {
+    const i = ctx.unwind.step;
+    const s = ctx.unwind.route.steps[i]!;
+    const prior = ctx.legs.at(-1)!;
+    return {
+      key: `${ctx.id}:unwind:${ctx.legs.length}`,
+      orderId: ctx.id,
+      venue: s.venue,
+      from: s.from,
+      to: s.to,
+      // The amount at hand is what the last leg returned, of the quoted route or of the route back.
+      stepAmountIn: prior.amountOut,
+      cost: s.stepAmountIn - s.venueAmountIn,
+      minAmountOut: (s.venueAmountOut * tolerance) / 10_000n,
+      holder: holdingAccount(ctx.id),
+    };
+  }
   const s = ctx.route.steps[ctx.step]!;
-  const stepAmountIn = ctx.step === 0 ? ctx.route.amountIn : ctx.legs[ctx.step - 1]!.amountOut;
-  const cost = s.stepAmountIn - s.venueAmountIn;
-  const minAmountOut = (s.venueAmountOut * BigInt(10_000 - ctx.policy.shortfallToleranceBps)) / 10_000n;
   return {
+    key: `${ctx.id}:${ctx.step}`,
     orderId: ctx.id,
-    index: ctx.step,
     venue: s.venue,
     from: s.from,
     to: s.to,
-    stepAmountIn,
-    cost,
-    minAmountOut,
+    stepAmountIn: ctx.step === 0 ? ctx.route.amountIn : ctx.legs.at(-1)!.amountOut,
+    cost: s.stepAmountIn - s.venueAmountIn,
+    minAmountOut: (s.venueAmountOut * tolerance) / 10_000n,
     holder: ctx.step === 0 ? ctx.vault!.address : holdingAccount(ctx.id),
-    sourceChain: ctx.sourceChain,
   };
 }
 
-/** A refund from the deposit address back to the refund address (the sender when none was given). */
-function refundInput(ctx: OrderContext, amount: bigint, reason: Refund['reason']): RefundInput {
-  return {
-    orderId: ctx.id,
-    asset: ctx.route.from,
-    chain: ctx.sourceChain,
-    from: ctx.vault!.address,
-    to: ctx.refundAddress!,
-    amount,
-    reason,
-  };
+/** A refund of `amount` from `from`: its cost is the quoted refund cost, or all of it when it is not larger. */
+function planRefund(ctx: OrderContext, p: Omit<PlannedRefund, 'chain' | 'asset' | 'cost'>): PlannedRefund {
+  return { ...p, chain: ctx.sourceChain, asset: ctx.route.from, cost: min(ctx.refundCost, p.amount) };
 }
+
+/** Why a deposit's free part goes back. */
+function depositRefundReason(ctx: OrderContext, d: DepositRecord): RefundReason {
+  if (d.late) return 'late_deposit';
+  if (ctx.phase === 'closed') return ctx.closeReason ?? 'cancelled';
+  return 'excess';
+}
+
+/**
+ * The next refund owed, or null: unwind proceeds first, then the unspent part of each confirmed deposit once the
+ * order has committed or closed (never an unconfirmed one). It goes to the client's refund address, else back to
+ * that deposit's own sender, so a stranger's earlier deposit cannot redirect anyone else's money.
+ */
+export function nextRefund(ctx: OrderContext): PlannedRefund | null {
+  if (ctx.refundQueue.length > 0) return ctx.refundQueue[0]!;
+  if (ctx.phase === 'open' || !ctx.vault) return null;
+  const d = ctx.deposits.find((x) => confirmed(x) && x.amount > x.spent + x.refunded);
+  if (!d) return null;
+  return planRefund(ctx, {
+    key: `${ctx.id}:refund:${d.txId}`,
+    reason: depositRefundReason(ctx, d),
+    from: ctx.vault.address,
+    to: ctx.givenRefundAddress ?? d.from,
+    amount: d.amount - d.spent - d.refunded,
+    depositTxId: d.txId,
+  });
+}
+
+/** Execution takes the quoted amount from the deposits in arrival order; what each did not fund is free. */
+function allocate(ctx: OrderContext): DepositRecord[] {
+  let left = ctx.route.amountIn;
+  return ctx.deposits.map((d) => {
+    const spent = min(d.amount, left);
+    left -= spent;
+    return { ...d, spent };
+  });
+}
+
+/** Proceeds of an unwind, shared among the senders by what each one's deposits funded (to the client's refund address
+ *  when it gave one); the first share takes the rounding remainder. */
+function proceedsRefunds(ctx: OrderContext, amount: bigint): PlannedRefund[] {
+  const shares = new Map<string, bigint>();
+  if (ctx.givenRefundAddress) shares.set(ctx.givenRefundAddress, 1n);
+  else for (const d of ctx.deposits) if (d.spent > 0n) shares.set(d.from, (shares.get(d.from) ?? 0n) + d.spent);
+  const total = [...shares.values()].reduce((s, v) => s + v, 0n);
+  const parts = [...shares].map(([to, w]) => ({ to, amount: (amount * w) / total }));
+  parts[0]!.amount += amount - parts.reduce((s, p) => s + p.amount, 0n);
+  const base = ctx.refunds.length + ctx.refundQueue.length;
+  return parts
+    .filter((p) => p.amount > 0n)
+    .map((p, i) =>
+      planRefund(ctx, { key: `${ctx.id}:refund:unwind:${base + i}`, reason: 'unwind', from: holdingAccount(ctx.id), to: p.to, amount: p.amount, depositTxId: null }),
+    );
+}
+
+/** The refund address in use (spec 2.5): the client's, else the sender of the first deposit above dust. */
+function shownRefundAddress(ctx: OrderContext, deposits: DepositRecord[]): string | null {
+  return ctx.givenRefundAddress ?? deposits.find((d) => d.amount > ctx.refundCost)?.from ?? null;
+}
+
+
 
 export const orderMachine = setup({
   types: {
@@ -195,285 +288,427 @@ export const orderMachine = setup({
     [ORDER_EFFECTS.executeStep]: fromPromise<StepResult, StepInput>(async () => {
       throw new Error('provided by the runtime');
     }),
-    [ORDER_EFFECTS.deliver]: fromPromise<TransferResult & { amountOut: bigint }, DeliverInput>(async () => {
+    [ORDER_EFFECTS.deliver]: fromPromise<DeliverResult, DeliverInput>(async () => {
       throw new Error('provided by the runtime');
     }),
-    [ORDER_EFFECTS.refund]: fromPromise<TransferResult, RefundInput>(async () => {
+    [ORDER_EFFECTS.refund]: fromPromise<RefundResult, PlannedRefund>(async () => {
+      throw new Error('provided by the runtime');
+    }),
+    [ORDER_EFFECTS.quoteBack]: fromPromise<QuoteBackResult, QuoteBackInput>(async () => {
       throw new Error('provided by the runtime');
     }),
   },
   guards: {
-    newDeposit: ({ context, event }) =>
-      event.type === 'deposit' && !context.deposits.some((d) => d.txId === event.txId),
     reachesAmount: ({ context, event }) =>
       event.type === 'deposit' &&
       !context.deposits.some((d) => d.txId === event.txId) &&
-      total(context.deposits) + event.amount >= context.route.amountIn,
+      sum(context.deposits) + event.amount >= context.route.amountIn,
+    newDeposit: ({ context, event }) => event.type === 'deposit' && !context.deposits.some((d) => d.txId === event.txId),
     /** A deposit not seen before, or a known one with more confirmations; repeats change nothing (at-least-once delivery). */
     depositNews: ({ context, event }) =>
-      event.type === 'deposit' &&
-      !context.deposits.some((d) => d.txId === event.txId && d.confirmations >= event.confirmations),
-    overLimit: ({ context }) => context.policy.maxAmountIn !== null && context.received > context.policy.maxAmountIn,
-    allConfirmed: ({ context }) => context.deposits.length > 0 && context.deposits.every((d) => d.confirmations >= d.required),
-    hasReceived: ({ context }) => context.received > 0n,
-    hasExcess: ({ context }) => context.received > context.route.amountIn,
+      event.type === 'deposit' && !context.deposits.some((d) => d.txId === event.txId && d.confirmations >= event.confirmations),
+    hasDeposits: ({ context }) => context.deposits.length > 0,
+    overLimit: ({ context }) => context.policy.maxAmountIn !== null && sum(context.deposits) > context.policy.maxAmountIn,
+    allConfirmed: ({ context }) => context.deposits.length > 0 && context.deposits.every(confirmed),
+    /** Nothing converted yet: the funds are still the deposits, at the deposit address. */
+    nothingConverted: ({ context }) => context.legs.length === 0,
+    refundOwed: ({ context }) => nextRefund(context) !== null,
+    nothingOwed: ({ context }) => context.paying === null && nextRefund(context) === null,
   },
   actions: {
+    /** One place records history: every state with a Family A status enters here with it. */
+    mark: assign(({ context, event }, params: { status: OrderStatus }) =>
+      context.history.at(-1)?.status === params.status
+        ? {}
+        : { history: [...context.history, { status: params.status, at: eventAt(context, event) }] },
+    ),
     recordDeposit: assign(({ context, event }) => {
       const e = event as DepositEvent;
-      const seen = { txId: e.txId, from: e.from, amount: e.amount, confirmations: e.confirmations, required: e.required };
-      const known = context.deposits.some((d) => d.txId === e.txId);
-      const deposits = known ? context.deposits.map((d) => (d.txId === e.txId ? seen : d)) : [...context.deposits, seen];
-      // A null refund address becomes the sender of the first deposit (spec 2.5).
-      return { deposits, received: total(deposits), refundAddress: context.refundAddress ?? e.from };
+      const known = context.deposits.find((d) => d.txId === e.txId);
+      const deposits = known
+        ? context.deposits.map((d) => (d.txId === e.txId ? { ...d, confirmations: Math.max(d.confirmations, e.confirmations), required: e.required } : d))
+        : [
+            ...context.deposits,
+            { txId: e.txId, from: e.from, amount: e.amount, confirmations: e.confirmations, required: e.required, at: e.at, late: context.phase !== 'open', spent: 0n, refunded: 0n },
+          ];
+      return { deposits, refundAddress: shownRefundAddress(context, deposits) };
     }),
+    commit: assign(({ context }) => ({ phase: 'committed' as const, deposits: allocate(context) })),
+    /** The order ends without (further) executing: nothing of any deposit is spent any more, all of it is free. */
+    close: assign(({ context }, params: { reason: CloseReason | null }) => ({
+      phase: 'closed' as const,
+      closeReason: params.reason,
+      deposits: context.deposits.map((d) => ({ ...d, spent: 0n })),
+    })),
   },
 }).createMachine({
   id: 'order',
+  type: 'parallel',
   context: ({ input }) => ({
     ...input,
     depositDeadline: input.createdAt + DEPOSIT_WINDOW_MS,
     vault: null,
+    givenRefundAddress: input.refundAddress,
     deposits: [],
-    received: 0n,
+    phase: 'open',
+    closeReason: null,
     step: 0,
     legs: [],
     attempt: 0,
     retryAt: null,
     lastError: null,
     haltReason: null,
-    amountOut: null,
-    deliveryTxId: null,
+    delivery: null,
+    refundQueue: [],
+    paying: null,
+    refundAttempt: 0,
+    refundRetryAt: null,
     refunds: [],
+    unwind: null,
     history: [],
   }),
-  initial: 'opening',
   states: {
-    /** Issuing the deposit address; the creation reply waits for it. */
-    opening: {
-      invoke: {
-        src: ORDER_EFFECTS.issueVault,
-        input: ({ context }) => ({ orderId: context.id, chain: context.sourceChain, asset: context.route.from }),
-        onDone: {
-          target: 'awaiting_deposit',
-          actions: assign({
-            vault: ({ event }) => event.output.vault,
-            history: ({ context }) => mark(context, 'awaiting_deposit', context.createdAt),
-          }),
-        },
-      },
-    },
-    awaiting_deposit: {
-      on: {
-        deposit: [
-          {
-            guard: 'reachesAmount',
-            target: 'funded',
-            actions: ['recordDeposit', assign({ history: ({ context, event }) => mark(context, 'funded', (event as DepositEvent).at) })],
-          },
-          {
-            guard: 'newDeposit',
-            target: 'underfunded',
-            actions: ['recordDeposit', assign({ history: ({ context, event }) => mark(context, 'underfunded', (event as DepositEvent).at) })],
-          },
-        ],
-        'deposit.deadline': {
-          target: 'expired',
-          actions: assign({ history: ({ context }) => mark(context, 'expired', context.depositDeadline) }),
-        },
-      },
-    },
-    /** Less than from_amount arrived: top-ups are watched until the deadline; at the deadline what arrived is refunded. */
-    underfunded: {
-      on: {
-        deposit: [
-          {
-            guard: 'reachesAmount',
-            target: 'funded',
-            actions: ['recordDeposit', assign({ history: ({ context, event }) => mark(context, 'funded', (event as DepositEvent).at) })],
-          },
-          { guard: 'depositNews', actions: 'recordDeposit' },
-        ],
-        'deposit.deadline': 'refunding_underfunded',
-      },
-    },
-    refunding_underfunded: {
-      invoke: {
-        src: ORDER_EFFECTS.refund,
-        input: ({ context }) => refundInput(context, context.received, 'underfunded'),
-        onDone: {
-          target: 'expired',
-          actions: assign({
-            refunds: ({ context, event }) => [
-              ...context.refunds,
-              { amount: context.received, to: context.refundAddress!, txId: event.output.txId, reason: 'underfunded' as const },
-            ],
-            history: ({ context, event }) => mark(context, 'expired', event.output.at),
-          }),
-        },
-      },
-    },
-    /** The full amount has been seen; execution starts once every deposit has its confirmations. An amount over the
-     *  operator's limit halts here (frozen). */
-    funded: {
+    lifecycle: {
+      initial: 'opening',
+      // Any state without a handler of its own records a deposit (late ones are refunded by the refunds region).
       on: { deposit: { guard: 'depositNews', actions: 'recordDeposit' } },
-      always: [
-        {
-          guard: 'overLimit',
-          target: 'frozen',
-          actions: assign({
-            haltReason: ({ context }) => `The deposit exceeds the configured limit of ${context.policy.maxAmountIn} base units.`,
-            history: ({ context }) => mark(context, 'frozen', context.history.at(-1)!.at),
-          }),
-        },
-        {
-          guard: 'allConfirmed',
-          target: 'executing',
-          actions: assign({ history: ({ context }) => mark(context, 'executing', context.history.at(-1)!.at) }),
-        },
-      ],
-    },
-    executing: {
-      initial: 'step',
       states: {
-        step: {
+        /** Issuing the deposit address; the creation reply waits for it. */
+        opening: {
+          tags: ['awaiting_deposit', EFFECT],
           invoke: {
-            src: ORDER_EFFECTS.executeStep,
-            input: ({ context }) => stepInput(context),
-            onDone: [
-              {
-                guard: ({ event }) => event.output.status === 'filled',
-                target: 'next',
-                actions: assign({
-                  legs: ({ context, event }) => {
-                    const o = event.output as Extract<StepResult, { status: 'filled' }>;
-                    const s = stepInput(context);
-                    return [...context.legs, { index: s.index, venue: s.venue, amountIn: s.stepAmountIn, amountOut: o.amountOut, txId: o.txId }];
+            src: ORDER_EFFECTS.issueVault,
+            input: ({ context }) => ({ orderId: context.id, chain: context.sourceChain, asset: context.route.from }),
+            onDone: { target: 'awaiting_deposit', actions: assign({ vault: ({ event }) => event.output.vault }) },
+          },
+        },
+        awaiting_deposit: {
+          tags: ['awaiting_deposit'],
+          entry: { type: 'mark', params: { status: 'awaiting_deposit' } },
+          on: {
+            deposit: [
+              { guard: 'reachesAmount', target: 'funded', actions: 'recordDeposit' },
+              { guard: 'newDeposit', target: 'underfunded', actions: 'recordDeposit' },
+            ],
+            'deposit.deadline': { target: 'expired', actions: { type: 'close', params: { reason: null } } },
+            unwind: { target: 'refunded', actions: { type: 'close', params: { reason: 'cancelled' } } },
+          },
+        },
+        /** Less than from_amount arrived: top-ups are watched until the deadline; then what arrived is refunded. */
+        underfunded: {
+          tags: ['underfunded'],
+          entry: { type: 'mark', params: { status: 'underfunded' } },
+          on: {
+            deposit: [
+              { guard: 'reachesAmount', target: 'funded', actions: 'recordDeposit' },
+              { guard: 'depositNews', actions: 'recordDeposit' },
+            ],
+            'deposit.deadline': { target: 'refunding.underfunded', actions: { type: 'close', params: { reason: 'underfunded' } } },
+            unwind: { target: 'refunding.cancelled', actions: { type: 'close', params: { reason: 'cancelled' } } },
+          },
+        },
+        /** The full amount has been seen; execution starts once every deposit has its confirmations. An amount over the
+         *  operator's limit halts here (frozen). */
+        funded: {
+          tags: ['funded'],
+          entry: { type: 'mark', params: { status: 'funded' } },
+          on: { unwind: { target: 'refunding.cancelled', actions: { type: 'close', params: { reason: 'cancelled' } } } },
+          always: [
+            {
+              guard: 'overLimit',
+              target: 'frozen',
+              actions: assign({ haltReason: ({ context }) => `The deposit exceeds the configured limit of ${context.policy.maxAmountIn} base units.` }),
+            },
+            { guard: 'allConfirmed', target: 'executing', actions: 'commit' },
+          ],
+        },
+        executing: {
+          tags: ['executing'],
+          entry: { type: 'mark', params: { status: 'executing' } },
+          initial: 'step',
+          states: {
+            step: {
+              tags: [EFFECT],
+              invoke: {
+                src: ORDER_EFFECTS.executeStep,
+                input: ({ context }) => stepInput(context),
+                onDone: [
+                  {
+                    guard: ({ event }) => event.output.status === 'filled',
+                    target: 'next',
+                    actions: assign(({ context, event }) => {
+                      const o = event.output as Extract<StepResult, { status: 'filled' }>;
+                      const s = stepInput(context);
+                      const leg: LegRecord = {
+                        index: context.step, unwind: false, venue: s.venue, from: s.from, to: s.to, holder: s.holder,
+                        amountIn: s.stepAmountIn, cost: s.cost, amountOut: o.amountOut, txId: o.txId, at: o.at,
+                      };
+                      return { legs: [...context.legs, leg], step: context.step + 1, attempt: 0, retryAt: null, lastError: null };
+                    }),
                   },
-                  step: ({ context }) => context.step + 1,
-                  attempt: 0,
-                  retryAt: null,
-                  lastError: null,
-                }),
-              },
-              {
-                guard: ({ event }) => event.output.status === 'halted',
-                target: '#order.frozen',
-                actions: assign({
-                  haltReason: ({ event }) => (event.output as Extract<StepResult, { status: 'halted' }>).reason,
-                  history: ({ context, event }) => mark(context, 'frozen', event.output.at),
-                }),
-              },
-              {
-                guard: ({ context }) => context.attempt + 1 >= context.policy.maxAttempts,
-                target: '#order.stalled',
-                actions: assign({
-                  attempt: ({ context }) => context.attempt + 1,
-                  lastError: ({ event }) => (event.output as Extract<StepResult, { status: 'failed' }>).error,
-                  history: ({ context, event }) => mark(context, 'stalled', event.output.at),
-                }),
-              },
-              {
-                target: 'backoff',
-                actions: assign({
-                  attempt: ({ context }) => context.attempt + 1,
-                  lastError: ({ event }) => (event.output as Extract<StepResult, { status: 'failed' }>).error,
-                  retryAt: ({ context, event }) => event.output.at + context.policy.backoffMs * 2 ** context.attempt,
-                }),
-              },
-            ],
-          },
-        },
-        /** Waiting for a durable retry timer (orderWakeUp), not an in-memory delay. */
-        backoff: {
-          on: { 'retry.due': { target: 'step', actions: assign({ retryAt: null }) } },
-        },
-        next: {
-          always: [{ guard: ({ context }) => context.step < context.route.steps.length, target: 'step' }, { target: 'delivering' }],
-        },
-        delivering: {
-          invoke: {
-            src: ORDER_EFFECTS.deliver,
-            input: ({ context }) => ({
-              orderId: context.id,
-              asset: context.route.to,
-              amountIn: context.legs.at(-1)!.amountOut,
-              cost: context.route.delivery.executionCost,
-              to: context.toAddress,
-              holder: holdingAccount(context.id),
-            }),
-            onDone: [
-              {
-                guard: 'hasExcess',
-                target: 'refunding_excess',
-                actions: assign({
-                  amountOut: ({ event }) => event.output.amountOut,
-                  deliveryTxId: ({ event }) => event.output.txId,
-                }),
-              },
-              {
-                target: '#order.delivered',
-                actions: assign({
-                  amountOut: ({ event }) => event.output.amountOut,
-                  deliveryTxId: ({ event }) => event.output.txId,
-                  history: ({ context, event }) => mark(context, 'delivered', event.output.at),
-                }),
-              },
-            ],
-          },
-        },
-        /** Overpayment: the quoted amount was executed; the excess goes back to the refund address. */
-        refunding_excess: {
-          invoke: {
-            src: ORDER_EFFECTS.refund,
-            input: ({ context }) => refundInput(context, context.received - context.route.amountIn, 'excess'),
-            onDone: {
-              target: '#order.delivered',
-              actions: assign({
-                refunds: ({ context, event }) => [
-                  ...context.refunds,
-                  { amount: context.received - context.route.amountIn, to: context.refundAddress!, txId: event.output.txId, reason: 'excess' as const },
+                  {
+                    guard: ({ event }) => event.output.status === 'halted',
+                    target: '#order.lifecycle.frozen',
+                    actions: assign({ haltReason: ({ event }) => (event.output as Extract<StepResult, { status: 'halted' }>).reason }),
+                  },
+                  {
+                    guard: ({ context }) => context.attempt + 1 >= context.policy.maxAttempts,
+                    target: '#order.lifecycle.stalled',
+                    actions: assign({
+                      attempt: ({ context }) => context.attempt + 1,
+                      lastError: ({ event }) => (event.output as Extract<StepResult, { status: 'failed' }>).error,
+                    }),
+                  },
+                  {
+                    target: 'backoff',
+                    actions: assign({
+                      attempt: ({ context }) => context.attempt + 1,
+                      lastError: ({ event }) => (event.output as Extract<StepResult, { status: 'failed' }>).error,
+                      retryAt: ({ context, event }) => event.output.at + context.policy.backoffMs * 2 ** context.attempt,
+                    }),
+                  },
                 ],
-                history: ({ context, event }) => mark(context, 'delivered', event.output.at),
-              }),
+              },
+            },
+            /** Waiting for a durable retry timer (orderWakeUp), not an in-memory delay. */
+            backoff: {
+              on: { 'retry.due': { target: 'next', actions: assign({ retryAt: null }) } },
+            },
+            next: {
+              always: [{ guard: ({ context }) => context.step < context.route.steps.length, target: 'step' }, { target: 'delivering' }],
+            },
+            delivering: {
+              tags: [EFFECT],
+              invoke: {
+                src: ORDER_EFFECTS.deliver,
+                input: ({ context }) => ({
+                  orderId: context.id,
+                  asset: context.route.to,
+                  amountIn: context.legs.at(-1)!.amountOut,
+                  cost: context.route.delivery.executionCost,
+                  to: context.toAddress,
+                  holder: holdingAccount(context.id),
+                }),
+                onDone: [
+                  {
+                    guard: ({ event }) => event.output.status === 'delivered',
+                    target: '#order.lifecycle.delivered',
+                    actions: assign(({ context, event }) => {
+                      const o = event.output as Extract<DeliverResult, { status: 'delivered' }>;
+                      const amountIn = context.legs.at(-1)!.amountOut;
+                      return {
+                        delivery: { asset: context.route.to, amountIn, cost: o.cost, amountOut: o.amountOut, to: context.toAddress, txId: o.txId, at: o.at },
+                        attempt: 0,
+                        lastError: null,
+                      };
+                    }),
+                  },
+                  {
+                    target: 'backoff',
+                    actions: assign({
+                      attempt: ({ context }) => context.attempt + 1,
+                      lastError: ({ event }) => (event.output as Extract<DeliverResult, { status: 'failed' }>).error,
+                      retryAt: ({ context, event }) => event.output.at + Math.min(context.policy.backoffMs * 2 ** context.attempt, REFUND_BACKOFF_CAP_MS),
+                    }),
+                  },
+                ],
+              },
+            },
+          },
+        },
+        delivered: { tags: ['delivered'], entry: { type: 'mark', params: { status: 'delivered' } } },
+        /** The deadline passed with nothing deposited. */
+        expired: { tags: ['expired'], entry: { type: 'mark', params: { status: 'expired' } } },
+        /** The order closed without executing, or its converted funds came back: paying back what it holds. */
+        refunding: {
+          states: {
+            underfunded: { tags: ['underfunded'], entry: { type: 'mark', params: { status: 'underfunded' } } },
+            cancelled: { tags: ['expired'], entry: { type: 'mark', params: { status: 'expired' } } },
+            unwind: { tags: ['executing'], entry: { type: 'mark', params: { status: 'executing' } } },
+          },
+          always: { guard: 'nothingOwed', target: 'refunded' },
+        },
+        /** Everything the order held has been paid back; deposits arriving later are refunded as they confirm. */
+        refunded: { tags: ['expired'], entry: { type: 'mark', params: { status: 'expired' } } },
+        /** A step kept failing after its retries; an operator must act (or unwind the order). */
+        stalled: {
+          tags: ['stalled'],
+          entry: { type: 'mark', params: { status: 'stalled' } },
+          on: {
+            unwind: [
+              { guard: 'nothingConverted', target: 'refunding.unwind', actions: { type: 'close', params: { reason: 'unwind' } } },
+              { target: 'unwinding' },
+            ],
+          },
+        },
+        /** A policy halt (a venue halted, a re-priced step short of the quote beyond tolerance, an amount over the
+         *  limit) or an unwind that could not finish: an operator must act (or unwind the order). */
+        frozen: {
+          tags: ['frozen'],
+          entry: { type: 'mark', params: { status: 'frozen' } },
+          on: {
+            unwind: [
+              { guard: 'nothingConverted', target: 'refunding.unwind', actions: { type: 'close', params: { reason: 'unwind' } } },
+              { target: 'unwinding' },
+            ],
+          },
+        },
+        /** Swapping converted funds back to the source asset through the router's own quoting, then refunding them. */
+        unwinding: {
+          tags: ['executing'],
+          entry: [{ type: 'mark', params: { status: 'executing' } }, assign({ unwind: { route: null, step: 0 }, haltReason: null, lastError: null })],
+          initial: 'deciding',
+          states: {
+            deciding: {
+              always: [
+                { guard: ({ context }) => context.legs.at(-1)!.to === context.route.from, target: 'returned' },
+                { target: 'quoting' },
+              ],
+            },
+            quoting: {
+              tags: [EFFECT],
+              invoke: {
+                src: ORDER_EFFECTS.quoteBack,
+                input: ({ context }) => ({ orderId: context.id, from: context.legs.at(-1)!.to, to: context.route.from, amountIn: context.legs.at(-1)!.amountOut }),
+                onDone: [
+                  {
+                    guard: ({ event }) => event.output.route === null,
+                    target: '#order.lifecycle.frozen',
+                    actions: assign({
+                      haltReason: ({ context, event }) => `No route back to ${context.route.from}: ${event.output.error ?? 'nothing quoted'}`,
+                      unwind: null,
+                    }),
+                  },
+                  { target: 'swapping', actions: assign({ unwind: ({ event }) => ({ route: event.output.route, step: 0 }) }) },
+                ],
+              },
+            },
+            swapping: {
+              tags: [EFFECT],
+              invoke: {
+                src: ORDER_EFFECTS.executeStep,
+                input: ({ context }) => stepInput(context),
+                onDone: [
+                  {
+                    guard: ({ event }) => event.output.status === 'filled',
+                    target: 'next',
+                    actions: assign(({ context, event }) => {
+                      const o = event.output as Extract<StepResult, { status: 'filled' }>;
+                      const s = stepInput(context);
+                      const u = context.unwind!;
+                      const leg: LegRecord = {
+                        index: u.step, unwind: true, venue: s.venue, from: s.from, to: s.to, holder: s.holder,
+                        amountIn: s.stepAmountIn, cost: s.cost, amountOut: o.amountOut, txId: o.txId, at: o.at,
+                      };
+                      return { legs: [...context.legs, leg], unwind: { ...u, step: u.step + 1 } };
+                    }),
+                  },
+                  {
+                    target: '#order.lifecycle.frozen',
+                    actions: assign({
+                      haltReason: ({ event }) => {
+                        const o = event.output as Exclude<StepResult, { status: 'filled' }>;
+                        return `Unwinding stopped: ${o.status === 'halted' ? o.reason : o.error}`;
+                      },
+                      unwind: null,
+                    }),
+                  },
+                ],
+              },
+            },
+            next: {
+              always: [
+                { guard: ({ context }) => context.unwind!.step < context.unwind!.route!.steps.length, target: 'swapping' },
+                { target: 'returned' },
+              ],
+            },
+            /** The funds are back in the source asset in the holding account: they become refunds. */
+            returned: {
+              always: {
+                target: '#order.lifecycle.refunding.unwind',
+                actions: assign(({ context }) => ({
+                  phase: 'closed' as const,
+                  closeReason: 'unwind' as const,
+                  refundQueue: [...context.refundQueue, ...proceedsRefunds(context, context.legs.at(-1)!.amountOut)],
+                })),
+              },
             },
           },
         },
       },
     },
-    delivered: { type: 'final' },
-    expired: { type: 'final' },
-    /** A step kept failing after its retries; an operator must act (admin issue). */
-    stalled: {},
-    /** A policy halt: a venue halted, a re-priced step short of the quote beyond tolerance, or an amount over the limit. */
-    frozen: {},
+    /** The one refund path: pays the next refund owed, whatever its reason, one at a time, retrying failures. */
+    refunds: {
+      initial: 'idle',
+      states: {
+        idle: {
+          always: { guard: 'refundOwed', target: 'paying', actions: assign({ paying: ({ context }) => nextRefund(context) }) },
+        },
+        paying: {
+          tags: [EFFECT],
+          invoke: {
+            src: ORDER_EFFECTS.refund,
+            input: ({ context }) => context.paying!,
+            onDone: [
+              {
+                guard: ({ event }) => event.output.status === 'paid',
+                target: 'idle',
+                actions: assign(({ context, event }) => {
+                  const p = context.paying!;
+                  const o = event.output as Extract<RefundResult, { status: 'paid' }>;
+                  const record: RefundRecord = { ...p, sent: p.amount - p.cost, txId: o.txId, at: o.at };
+                  return {
+                    refunds: [...context.refunds, record],
+                    refundQueue: context.refundQueue.filter((q) => q.key !== p.key),
+                    deposits: context.deposits.map((d) => (d.txId === p.depositTxId ? { ...d, refunded: d.refunded + p.amount } : d)),
+                    paying: null,
+                    refundAttempt: 0,
+                  };
+                }),
+              },
+              {
+                target: 'backoff',
+                actions: assign({
+                  refundAttempt: ({ context }) => context.refundAttempt + 1,
+                  refundRetryAt: ({ context, event }) =>
+                    event.output.at + Math.min(context.policy.backoffMs * 2 ** context.refundAttempt, REFUND_BACKOFF_CAP_MS),
+                }),
+              },
+            ],
+          },
+        },
+        backoff: {
+          on: { 'refund.retry': { target: 'paying', actions: assign({ refundRetryAt: null }) } },
+        },
+      },
+    },
   },
 });
 
 export type OrderMachine = typeof orderMachine;
+export type OrderSnapshot = SnapshotFrom<OrderMachine>;
 
-/** The Family A status of a snapshot value. */
-export function orderStatus(value: unknown): OrderStatus {
-  if (typeof value === 'object' && value !== null && 'executing' in value) return 'executing';
-  switch (value) {
-    case 'opening':
-      return 'awaiting_deposit';
-    case 'refunding_underfunded':
-      return 'underfunded';
-    default:
-      return value as OrderStatus;
-  }
+/** The Family A status of a snapshot: the one status tag of its lifecycle state. */
+export function orderStatus(snapshot: { hasTag(tag: string): boolean }): OrderStatus {
+  const status = ORDER_STATUSES.find((s) => snapshot.hasTag(s));
+  if (!status) throw new Error('An order state without a status tag.');
+  return status;
 }
 
-/** The next durable wake-up of an order, derived from its snapshot (DESIGN.md: long waits are durable). */
-export function orderWakeUp(value: unknown, ctx: OrderContext): { at: number; event: OrderEvent } | null {
-  if (value === 'awaiting_deposit' || value === 'underfunded') return { at: ctx.depositDeadline, event: { type: 'deposit.deadline' } };
-  const executing = typeof value === 'object' && value !== null ? (value as { executing?: string }).executing : undefined;
-  if (executing === 'backoff' && ctx.retryAt !== null) return { at: ctx.retryAt, event: { type: 'retry.due' } };
+/** The next durable wake-up of an order, derived from its snapshot (long waits are durable, not XState `after`). */
+export function orderWakeUp(snapshot: { hasTag(tag: string): boolean; matches(v: never): boolean; context: OrderContext }): { at: number; event: OrderEvent } | null {
+  const ctx = snapshot.context;
   // An effect in flight is always due: after a crash or a passivation the host brings the order back and its effect
   // restarts. While the order is in memory the wake-up finds it busy and does nothing.
-  if (value === 'opening' || value === 'refunding_underfunded' || executing === 'step' || executing === 'delivering' || executing === 'refunding_excess') {
-    return { at: 0, event: { type: 'resume' } };
+  if (snapshot.hasTag(EFFECT)) return { at: 0, event: { type: 'resume', at: 0 } };
+  const waits: Array<{ at: number; event: OrderEvent }> = [];
+  const matches = (v: unknown) => snapshot.matches(v as never);
+  if (matches({ lifecycle: 'awaiting_deposit' }) || matches({ lifecycle: 'underfunded' })) {
+    waits.push({ at: ctx.depositDeadline, event: { type: 'deposit.deadline', at: ctx.depositDeadline } });
   }
-  return null;
+  if (matches({ lifecycle: { executing: 'backoff' } }) && ctx.retryAt !== null) waits.push({ at: ctx.retryAt, event: { type: 'retry.due', at: ctx.retryAt } });
+  if (matches({ refunds: 'backoff' }) && ctx.refundRetryAt !== null) {
+    waits.push({ at: ctx.refundRetryAt, event: { type: 'refund.retry', at: ctx.refundRetryAt } });
+  }
+  return waits.sort((a, b) => a.at - b.at)[0] ?? null;
 }

@@ -79,6 +79,7 @@ export const quoteMachine = setup({
                 id: context.id,
                 request: context.request,
                 route: event.output.result.best!,
+                refundCost: event.output.result.refundCost,
                 audit: context.request.includeCandidates ? event.output.result.audit : null,
                 quotedAt: event.output.at,
                 expiresAt: event.output.at + QUOTE_VALIDITY_MS,

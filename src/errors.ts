@@ -54,6 +54,14 @@ export class QuoteAlreadyBound extends RouterError {
 export class OrderNotFound extends RouterError {
   override readonly code = 'order_not_found';
 }
+/** A cancel or unwind asked of an order that is executing or already done. */
+export class OrderNotCancellable extends RouterError {
+  override readonly code = 'order_not_cancellable';
+}
+/** An order whose refund could not be paid: refused before its quote is bound. */
+export class RefundNotViable extends RouterError {
+  override readonly code = 'refund_not_viable';
+}
 export class SnapshotConflict extends RouterError {
   override readonly code = 'snapshot_conflict';
   override readonly retriable = true;
@@ -69,6 +77,11 @@ export class VenueFailed extends RouterError {
 export class Unavailable extends RouterError {
   override readonly code = 'unavailable';
   override readonly retriable = true;
+}
+/** A command its actor kind does not know (not in the kind's protocol). Sent by our own code only, e.g. an edge newer
+ *  than the worker it reaches; answering it as a read would hide the mismatch, so it fails and maps to 500. */
+export class UnknownCommand extends RouterError {
+  override readonly code = 'unknown_command';
 }
 export class ConfigError extends RouterError {
   override readonly code = 'config_invalid';
@@ -89,6 +102,7 @@ const classes: Record<string, new (message: string, details?: never) => RouterEr
   venue_timeout: VenueTimeout,
   venue_failed: VenueFailed,
   unavailable: Unavailable,
+  unknown_command: UnknownCommand,
 };
 
 export function toErrorData(err: unknown): ErrorData {

@@ -62,7 +62,7 @@ export async function composeActorHost(
   const deposits = createDepositFeed({ chains, store, logger, tell: deps.tell });
   const kinds = [
     quoteKind({ router, clock }),
-    orderKind({ clock, vaults, chains, market, policy: { ...config.orders, maxAmountIn: null }, onVault: deposits.register }),
+    orderKind({ clock, vaults, chains, market, router, policy: { ...config.orders, maxAmountIn: null }, onVault: deposits.register }),
   ];
   return { chains, deposits, kinds };
 }

@@ -16,6 +16,9 @@ export const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   quote_already_bound: 409,
   quote_expired: 410,
   order_not_found: 404,
+  // The refund of such an order could not be paid: refused at creation like any other invalid order request.
+  refund_not_viable: 400,
+  order_not_cancellable: 409,
   unavailable: 503,
 };
 

@@ -3,7 +3,7 @@
 import type Koa from 'koa';
 import { assetById, validateAddress } from '../../src/assets/index.js';
 import type { Bus } from '../../src/bus/types.js';
-import { QuoteNotFound, Unavailable } from '../../src/errors.js';
+import { QuoteNotFound, RefundNotViable, Unavailable } from '../../src/errors.js';
 import type { OrderView } from '../../src/orders/types.js';
 import type { Quote } from '../../src/quotes/types.js';
 import { readJsonBody } from '../json-body.js';
@@ -52,6 +52,8 @@ export function postOrder(deps: OrderRouteDeps): Koa.Middleware {
         ? null
         : validateAddress(assetById(quote.request.from).chain, b.refund_address, 'refund_address');
 
+    assertRefundViable(quote);
+
     const proposed = deps.newId();
     const { orderId } = await knownQuote(quoteId, () =>
       deps.bus.request<{ orderId: string }>(
@@ -85,6 +87,15 @@ export function getOrder(deps: Pick<OrderRouteDeps, 'bus'>): Koa.Middleware {
     ctx.status = 200;
     ctx.body = rendered(order);
   };
+}
+
+/** An order whose refund would cost all it could return is refused before its quote is used up (400). */
+function assertRefundViable(quote: Quote): void {
+  if (quote.refundCost >= quote.route.amountIn) {
+    throw new RefundNotViable(
+      `\`quote_id\` ${quote.id} is for ${quote.route.amountIn} base units, which would not cover the ${quote.refundCost} a refund costs on the source chain; quote a larger amount.`,
+    );
+  }
 }
 
 /** The actor's "Quote X does not exist." does not say which field was wrong; the caller's answer names `quote_id`. */

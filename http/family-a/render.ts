@@ -43,7 +43,8 @@ export function renderQuote(quote: Quote): WireQuote {
 
 /**
  * An order (spec 2.5) per its `format`. `amount_out` is absent (not null) until the core has set it, which it does
- * once the output is delivered; `refund_address` is always written, null while none is known.
+ * once the output is delivered; `refund_address` is always written, null while none is known. `refunds` (an addition
+ * to the spec) is absent until the first refund is paid.
  */
 export function renderOrder(order: OrderView): WireOrder {
   const w = writer(order.format);
@@ -65,6 +66,9 @@ export function renderOrder(order: OrderView): WireOrder {
     created_at: new Date(order.createdAt).toISOString(),
   };
   if (order.amountOut !== null) wire.amount_out = w.amount(order.amountOut, order.to);
+  if (order.refunds.length > 0) {
+    wire.refunds = order.refunds.map((r) => ({ amount: w.amount(r.amount, r.asset), reason: r.reason, to_address: r.to, tx_id: r.txId }));
+  }
   return wire;
 }
 

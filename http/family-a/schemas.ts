@@ -2,6 +2,7 @@
 // every response shape of spec 2.1–2.5 and 7. ajv validates requests with them and the OpenAPI document is built from them, so
 // the served contract and the enforced one cannot drift apart. Refs use OpenAPI's `#/components/schemas/<Name>`.
 import { VENUE_IDS } from '../../src/venues/types.js';
+import { REFUND_REASONS } from '../../src/orders/money.js';
 
 export type JsonSchema = { [keyword: string]: unknown };
 
@@ -338,6 +339,25 @@ const schemas: Record<SchemaName, JsonSchema> = {
       amount_out: {
         ...nullable(ref('Amount')),
         description: 'Amount of `to` delivered to `to_address`, per `format`; absent until delivered (this service never writes null).',
+      },
+      refunds: {
+        type: 'array',
+        description:
+          'Addition to the spec: every refund paid, oldest first; absent while there is none. Reasons: `underfunded` (what arrived ' +
+          'by the deadline), `excess` (what exceeded `from_amount`), `late_deposit` (arrived after execution started or the order ' +
+          'ended), `cancelled` (the order was cancelled before executing), `unwind` (a stalled or frozen order was unwound). Each ' +
+          'deposit\'s unspent part goes to `refund_address` when one was given, else back to that deposit\'s own sender.',
+        items: {
+          type: 'object',
+          required: ['amount', 'reason', 'to_address', 'tx_id'],
+          additionalProperties: false,
+          properties: {
+            amount: amount('What reached `to_address`, in `from`, after the refund transfer\'s own cost.'),
+            reason: { type: 'string', enum: [...REFUND_REASONS] },
+            to_address: { type: 'string', minLength: 1, description: 'Address on the `from` chain the refund was sent to.' },
+            tx_id: { type: ['string', 'null'], minLength: 1, description: 'Transaction of the refund; null when the amount did not exceed the refund\'s cost, which the router kept.' },
+          },
+        },
       },
     },
   },

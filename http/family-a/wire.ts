@@ -1,5 +1,6 @@
 // Family A on the wire (spec 2.2–2.5): snake_case, amounts as strings, assets written per `format`.
 // These types mirror schemas.ts; the tests validate every answer against the served document to keep them in step.
+import type { RefundReason } from '../../src/orders/money.js';
 import type { AmountFormat } from '../../src/assets/types.js';
 import type { OrderStatus } from '../../src/orders/types.js';
 import type { QuoteMode } from '../../src/routing/types.js';
@@ -119,6 +120,17 @@ export interface WireOrder {
   created_at: string;
   /** Absent until delivered; never null from this service. */
   amount_out?: string;
+  /** Addition to the spec: every refund paid, oldest first; absent while there is none. */
+  refunds?: WireRefund[];
+}
+
+export interface WireRefund {
+  /** What reached `to_address`, in `from`, per `format` (the refund's own cost already taken). */
+  amount: string;
+  reason: RefundReason;
+  to_address: string;
+  /** Null when nothing was sent: the amount did not exceed what the refund transfer costs. */
+  tx_id: string | null;
 }
 
 export interface WireError {

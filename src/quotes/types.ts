@@ -15,6 +15,8 @@ export interface Quote {
   id: string;
   request: QuoteRequest;
   route: PricedRoute;
+  /** Cost of one refund of the source asset (see RoutingResult.refundCost); the order created from it refunds with it. */
+  refundCost: bigint;
   /** Kept only when includeCandidates was asked. */
   audit: QuoteAudit | null;
   quotedAt: number;

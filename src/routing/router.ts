@@ -3,6 +3,7 @@
 import { assetById } from '../assets/registry.js';
 import type { Market } from '../venues/types.js';
 import { admitVenues, assertVenueLists } from './admission.js';
+import { deliveryCost } from './costing.js';
 import { multiHop } from './multi-hop.js';
 import { singleHop } from './single-hop.js';
 import { createSearchContext } from './steps.js';
@@ -56,7 +57,9 @@ export function createRouter(deps: RouterDeps): Router {
         if (winner === null || c.route.estimatedAmountOut > winner.route!.estimatedAmountOut) winner = c;
       }
       if (winner) winner.best = true;
-      return { best: winner?.route ?? null, audit: { singleHop: single, multiHop: multi } };
+      // A refund is a transfer of the source asset on its own chain, costed as a delivery of it would be.
+      const refundCost = deliveryCost(market, from);
+      return { best: winner?.route ?? null, refundCost, audit: { singleHop: single, multiHop: multi } };
     },
   };
 }

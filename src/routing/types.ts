@@ -92,5 +92,8 @@ export interface QuoteAudit {
 
 export interface RoutingResult {
   best: PricedRoute | null;
+  /** What one refund transfer of the source asset costs on its chain (base units of `from`, rounded up): an order
+   *  refunds with it, and one whose amount would not cover it is refused. */
+  refundCost: bigint;
   audit: QuoteAudit;
 }

@@ -72,5 +72,5 @@ export function audit(route: PricedRoute | null): QuoteAudit {
 
 export function routingResult(quoted: boolean): RoutingResult {
   const route = quoted ? oneStepRoute() : null;
-  return { best: route, audit: audit(route) };
+  return { best: route, refundCost: 2_000n, audit: audit(route) };
 }

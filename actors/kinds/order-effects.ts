@@ -1,0 +1,102 @@
+// The order machine's effects over the chains port, the venues and the router. Every money movement is keyed
+// (`<order id>:<step>…`, `<order id>:refund:<deposit tx>`), so an effect restarted after a crash moves nothing twice,
+// and every effect answers a tagged result instead of throwing. A venue step moves the order's money only once the
+// venue has filled: a refused, halted or failing venue leaves the step's input where the order says it is.
+import { fromPromise } from 'xstate';
+import {
+  ORDER_EFFECTS,
+  type DeliverInput, type DeliverResult, type OrderVault, type QuoteBackInput, type QuoteBackResult, type RefundResult,
+  type StepInput, type StepResult,
+} from '../../machines/order.machine.js';
+import { assetById } from '../../src/assets/index.js';
+import type { AssetId, ChainName } from '../../src/assets/types.js';
+import type { Chains, Transfer } from '../../src/chains/index.js';
+import { poolAccount } from '../../src/chains/index.js';
+import type { Clock } from '../../src/clock.js';
+import { FEES_ACCOUNT, holdingAccount, type PlannedRefund } from '../../src/orders/money.js';
+import type { RouteRequest, RoutingResult } from '../../src/routing/types.js';
+import type { Vaults } from '../../src/vaults/index.js';
+import type { Market } from '../../src/venues/types.js';
+
+export interface OrderEffectDeps {
+  clock: Clock;
+  vaults: Pick<Vaults, 'issue'>;
+  chains: Pick<Chains, 'transfer'>;
+  market: Pick<Market, 'venue'>;
+  /** The router's own quoting, used to swap converted funds back when an order is unwound. */
+  router?: { route(req: RouteRequest): Promise<RoutingResult> };
+  /** Called with every new deposit address before the order can show it (the deposit feed registers it). */
+  onVault?: (chain: ChainName, address: string, orderId: string, asset: AssetId) => Promise<void>;
+}
+
+const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+export function orderEffects(deps: OrderEffectDeps) {
+  const { chains, clock } = deps;
+  const chainOf = (asset: AssetId): ChainName => assetById(asset).chain;
+  const move = (key: string, asset: AssetId, from: string, to: string, amount: bigint): Promise<Transfer | null> =>
+    amount > 0n ? chains.transfer({ key, chain: chainOf(asset), asset, from, to, amount }) : Promise.resolve(null);
+
+  return {
+    [ORDER_EFFECTS.issueVault]: fromPromise<{ vault: OrderVault; at: number }, { orderId: string; chain: ChainName; asset: AssetId }>(
+      async ({ input }) => {
+        const v = await deps.vaults.issue(input.chain);
+        await deps.onVault?.(v.chain, v.address, input.orderId, input.asset);
+        return { vault: { vaultId: v.vaultId, chain: v.chain, index: v.index, address: v.address }, at: clock.now() };
+      },
+    ),
+
+    [ORDER_EFFECTS.executeStep]: fromPromise<StepResult, StepInput>(async ({ input: s }) => {
+      try {
+        if (s.stepAmountIn <= s.cost) {
+          return { status: 'halted', reason: `Step ${s.key} holds ${s.stepAmountIn}, not enough for its cost ${s.cost}.`, at: clock.now() };
+        }
+        const venueIn = s.stepAmountIn - s.cost;
+        const fill = await deps.market
+          .venue(s.venue)
+          .execute({ key: s.key, from: assetById(s.from), to: assetById(s.to), amountIn: venueIn, minAmountOut: s.minAmountOut });
+        if (fill.status === 'halted') return { status: 'halted', reason: fill.reason, at: clock.now() };
+        // Only now does the order's money move: the cost to the fee account, the input into the venue's pool, the
+        // output into the holding account. Each is keyed, so a restart after any of them completes the rest.
+        await move(`${s.key}:cost`, s.from, s.holder, FEES_ACCOUNT, s.cost);
+        await move(`${s.key}:in`, s.from, s.holder, poolAccount(s.venue), venueIn);
+        // The ledger keeps the first output transfer of this key; its amount is the leg's truth after a restart.
+        const out = await move(`${s.key}:out`, s.to, poolAccount(s.venue), holdingAccount(s.orderId), fill.amountOut);
+        return { status: 'filled', amountOut: out?.amount ?? 0n, txId: out?.txId ?? fill.txId, at: clock.now() };
+      } catch (err) {
+        return { status: 'failed', error: message(err), at: clock.now() };
+      }
+    }),
+
+    [ORDER_EFFECTS.deliver]: fromPromise<DeliverResult, DeliverInput>(async ({ input: d }) => {
+      try {
+        const cost = d.cost < d.amountIn ? d.cost : d.amountIn;
+        await move(`${d.orderId}:deliver:cost`, d.asset, d.holder, FEES_ACCOUNT, cost);
+        const t = await move(`${d.orderId}:deliver`, d.asset, d.holder, d.to, d.amountIn - cost);
+        return { status: 'delivered', txId: t?.txId ?? '', amountOut: t?.amount ?? 0n, cost, at: clock.now() };
+      } catch (err) {
+        return { status: 'failed', error: message(err), at: clock.now() };
+      }
+    }),
+
+    [ORDER_EFFECTS.refund]: fromPromise<RefundResult, PlannedRefund>(async ({ input: r }) => {
+      try {
+        await move(`${r.key}:cost`, r.asset, r.from, FEES_ACCOUNT, r.cost);
+        const t = await move(r.key, r.asset, r.from, r.to, r.amount - r.cost);
+        return { status: 'paid', txId: t?.txId ?? null, at: clock.now() };
+      } catch (err) {
+        return { status: 'failed', error: message(err), at: clock.now() };
+      }
+    }),
+
+    [ORDER_EFFECTS.quoteBack]: fromPromise<QuoteBackResult, QuoteBackInput>(async ({ input: q }) => {
+      if (!deps.router) return { route: null, error: 'This host has no router to quote the way back.', at: clock.now() };
+      try {
+        const r = await deps.router.route({ from: q.from, to: q.to, amountIn: q.amountIn, mode: 'optimal', allowlist: [], blocklist: [] });
+        return { route: r.best, error: r.best ? null : 'No venue could quote the way back.', at: clock.now() };
+      } catch (err) {
+        return { route: null, error: message(err), at: clock.now() };
+      }
+    }),
+  };
+}
