@@ -521,6 +521,8 @@ export const orderMachine = setup({
         expired: { tags: ['expired'], entry: { type: 'mark', params: { status: 'expired' } } },
         /** The order closed without executing, or its converted funds came back: paying back what it holds. */
         refunding: {
+          // Always entered at a child naming why; the initial one only satisfies XState.
+          initial: 'cancelled',
           states: {
             underfunded: { tags: ['underfunded'], entry: { type: 'mark', params: { status: 'underfunded' } } },
             cancelled: { tags: ['expired'], entry: { type: 'mark', params: { status: 'expired' } } },

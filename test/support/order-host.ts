@@ -14,7 +14,7 @@
 import { randomUUID } from 'node:crypto';
 import { createActor, fromPromise, toPromise, type AnyActorLogic } from 'xstate';
 import { createRuntime, orderKind, type ActorKindSpec, type Runtime } from '../../actors/index.js';
-import { ORDER_EFFECTS, orderWakeUp, type OrderContext, type OrderPolicy } from '../../machines/order.machine.js';
+import { ORDER_EFFECTS, orderMachine, orderWakeUp, type OrderContext, type OrderPolicy } from '../../machines/order.machine.js';
 import { findAsset } from '../../src/assets/registry.js';
 import type { ChainName } from '../../src/assets/types.js';
 import type { Reply } from '../../src/bus/types.js';
@@ -34,6 +34,8 @@ import { ARB_USDC, BASE_USDC, quoteRequest } from './fixtures.js';
 
 export const ARB_USDT = findAsset('arbitrum', 'USDT')!.id;
 export const HOST_START = Date.parse('2026-11-22T10:00:00Z');
+/** What one refund transfer costs on the source chain in these tests (base units of a 6-decimal dollar). */
+export const REFUND_COST = 2_000n;
 export const DEFAULT_POLICY: OrderPolicy = { maxAttempts: 2, backoffMs: 1_000, shortfallToleranceBps: 100, maxAmountIn: null };
 
 /**
@@ -65,6 +67,7 @@ export function twoStepQuote(id = 'q-order', route = twoStepRoute()): Quote {
     request: quoteRequest({ from: route.from, to: route.to, amountIn: route.amountIn }),
     route,
     audit: null,
+    refundCost: REFUND_COST,
     quotedAt: HOST_START,
     expiresAt: HOST_START + 10 * 60 * 1000,
   };
@@ -83,9 +86,21 @@ export class FakeLedger {
 
   constructor(private readonly clock: ManualClock) {}
 
+  private readonly failing = new Map<string, string>();
+
+  /** Transfers whose key starts with `prefix` fail with `error` (moving nothing) until `heal(prefix)`. */
+  fail(prefix: string, error = 'The chain did not accept the transaction.'): void {
+    this.failing.set(prefix, error);
+  }
+
+  heal(prefix: string): void {
+    this.failing.delete(prefix);
+  }
+
   async transfer(t: TransferRequest): Promise<Transfer> {
     const prior = this.byKey.get(t.key);
     if (prior) return prior;
+    for (const [prefix, error] of this.failing) if (t.key.startsWith(prefix)) throw new Error(error);
     const balance = this.balanceOf(t.chain, t.from, t.asset);
     if (!isUnbounded(t.from) && balance < t.amount) {
       throw new InsufficientFunds(`${t.from} holds ${balance}, not ${t.amount}.`, {
@@ -204,12 +219,30 @@ export interface OrderHost {
   /** Moves the clock to `at` and fires the durable wake-ups due then; no effect may finish. */
   fireAt(at: number): Promise<void>;
   /** Restores the order from the store through its wake-up and lets its effect in flight finish. */
-  finishEffect(id: string): Promise<StoredOrder>;
+  finishEffect(id: string, effect?: OrderEffect): Promise<StoredOrder>;
+  /** `order.unwind`: cancel an order before it executes, or unwind a stalled or frozen one. */
+  unwind(id: string): Promise<Reply>;
+  /** What the router answers when an unwind quotes the way back (default: a 1:1 one-step route, cost 1 000). */
+  scriptRouteBack(answer: 'route' | 'none'): void;
   load(id: string): Promise<StoredOrder>;
   close(): Promise<void>;
 }
 
 const turn = () => new Promise<void>((r) => setImmediate(r));
+
+export type OrderEffect = (typeof ORDER_EFFECTS)[keyof typeof ORDER_EFFECTS];
+
+/** The router's answer for the way back: one step through `across`, 1:1 less a cost of 1 000. */
+export function routeBack(from: string, to: string, amountIn: bigint): PricedRoute {
+  const cost = 1_000n;
+  const out = amountIn - cost;
+  return {
+    from, to, amountIn,
+    steps: [{ venue: 'across', from, to, execution: { mode: 'evm_gas_desk', chain: 42161 }, stepAmountIn: amountIn, venueAmountIn: out, venueAmountOut: out, stepAmountOut: out }],
+    delivery: { amountIn: out, executionCost: 0n, amountOut: out },
+    estimatedAmountOut: out,
+  };
+}
 
 export function orderHost(opts: { policy?: Partial<OrderPolicy>; alwaysReplay?: boolean; gated?: boolean; start?: number } = {}): OrderHost {
   const sqlite = openSqliteStore(':memory:');
@@ -231,13 +264,23 @@ export function orderHost(opts: { policy?: Partial<OrderPolicy>; alwaysReplay?: 
   const vaults: Vault[] = [];
   let vaultsHeld: Promise<void> | null = null;
   const gated = opts.gated ?? true;
+  // Which effect may run next (null: any one), and how many may start.
   let allowance = 0;
+  let allowed: OrderEffect | null = null;
+  let routeBackAnswer: 'route' | 'none' = 'route';
 
   const real = orderKind({
     clock,
     policy: { ...DEFAULT_POLICY, ...opts.policy },
     chains: { transfer: (t) => ledger.transfer(t) },
     market,
+    router: {
+      route: async (req) => ({
+        best: routeBackAnswer === 'route' ? routeBack(req.from, req.to, req.amountIn) : null,
+        refundCost: REFUND_COST,
+        audit: { singleHop: [], multiHop: { paths: 0, complete: true, hops: null, attempts: [], routes: [], setupError: null } },
+      }),
+    },
     vaults: {
       async issue(chain) {
         await vaultsHeld;
@@ -250,10 +293,10 @@ export function orderHost(opts: { policy?: Partial<OrderPolicy>; alwaysReplay?: 
   });
   // The gate wraps each provided effect: the real one runs only with an allowance, else it never starts.
   const provided = (real.logic as unknown as { implementations: { actors: Record<string, AnyActorLogic> } }).implementations.actors;
-  const gate = (effect: AnyActorLogic) =>
+  const gate = (name: OrderEffect, effect: AnyActorLogic) =>
     fromPromise<unknown, unknown>(async ({ input }) => {
       if (gated) {
-        if (allowance === 0) return new Promise<never>(() => {});
+        if (allowance === 0 || (allowed !== null && allowed !== name)) return new Promise<never>(() => {});
         allowance--;
       }
       return toPromise(createActor(effect, { input }).start());
@@ -261,19 +304,21 @@ export function orderHost(opts: { policy?: Partial<OrderPolicy>; alwaysReplay?: 
   const kind: ActorKindSpec = {
     ...real,
     logic: (real.logic as unknown as { provide(i: unknown): AnyActorLogic }).provide({
-      actors: Object.fromEntries(Object.values(ORDER_EFFECTS).map((name) => [name, gate(provided[name]!)])),
+      actors: Object.fromEntries(Object.values(ORDER_EFFECTS).map((name) => [name, gate(name, provided[name]!)])),
     }),
   };
 
   const runtime = createRuntime({ store, clock, logger: createLogger('silent'), alwaysReplay: opts.alwaysReplay ?? true, kinds: [kind] });
   const ref = (id: string) => ({ kind: 'order' as const, id });
   const send = (id: string, message: Record<string, unknown> & { type: string }) => runtime.handle({ ref: ref(id), message: roundTrip(message) });
-  async function withOneEffect<T>(act: () => Promise<T>): Promise<T> {
+  async function withOneEffect<T>(act: () => Promise<T>, effect: OrderEffect | null = null): Promise<T> {
     allowance = 1;
+    allowed = effect;
     try {
       return await act();
     } finally {
       allowance = 0;
+      allowed = null;
     }
   }
 
@@ -316,11 +361,15 @@ export function orderHost(opts: { policy?: Partial<OrderPolicy>; alwaysReplay?: 
       clock.set(at);
       await runtime.fireDue();
     },
-    async finishEffect(id) {
+    unwind: (id) => send(id, { type: 'order.unwind' }),
+    scriptRouteBack(answer) {
+      routeBackAnswer = answer;
+    },
+    async finishEffect(id, effect) {
       const before = await load(id);
-      const wake = orderWakeUp(before.value, before.context);
+      const wake = orderWakeUp(orderMachine.resolveState({ value: before.value as never, context: before.context }));
       if (wake?.at !== 0 || before.wakeAt !== 0) throw new Error(`Order ${id} has no effect in flight (${JSON.stringify(before.value)}).`);
-      await withOneEffect(() => runtime.fireDue());
+      await withOneEffect(() => runtime.fireDue(), effect ?? null);
       return load(id);
     },
     load,

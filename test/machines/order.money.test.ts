@@ -1,0 +1,303 @@
+// Every unit that reaches a deposit address ends delivered, refunded, paid as a named cost or held at a named place:
+// one scenario per money path, each replayed at the actor host (alwaysReplay: restored from the store after every
+// step) over the fake ledger, and checked against the ledger after every step.
+import { describe, expect, it } from 'vitest';
+import type { OrderContext } from '../../machines/order.machine.js';
+import { FEES_ACCOUNT, holdingAccount, holdings } from '../../src/orders/money.js';
+import type { OrderView } from '../../src/orders/types.js';
+import { DEFAULT_POLICY, REFUND_COST, orderHost, twoStepQuote, type OrderHost, type StoredOrder } from '../support/order-host.js';
+
+const ID = 'o-money';
+const TO = '0x9858EfFD232B4033E47d90003D41EC34EcaEda94';
+const OWNER = '0x00000000000000000000000000000000000000a1';
+const OUTSIDER = '0x00000000000000000000000000000000000000b2';
+const GIVEN_REFUND = '0x00000000000000000000000000000000000000c3';
+const QUOTE = twoStepQuote('q-money');
+const AMOUNT = QUOTE.route.amountIn;
+
+let tx = 0;
+const deposit = (host: OrderHost, from: string, amount: bigint, confirmations = 1, txId = `tx-${++tx}`) =>
+  host.deposit(ID, { txId, from, amount, confirmations, required: 1 });
+
+/** The order's own records agree with the ledger: every account it names holds what its records say, and nothing
+ *  of the order sits anywhere else (no venue pool keeps a unit of a step that did not fill). */
+function expectBalanced(host: OrderHost, o: StoredOrder): void {
+  const named = holdings(o.context);
+  for (const h of named) expect(host.ledger.balanceOf(h.chain, h.address, h.asset)).toBe(h.amount);
+  const vault = o.context.vault!.address;
+  const orderAccounts = (a: string) => a === vault || a === holdingAccount(ID);
+  expect(host.ledger.held(orderAccounts)).toBe(named.reduce((s, h) => s + h.amount, 0n));
+  // All assets are 6-decimal dollars and the venues fill 1:1: one sum conserves.
+  const deposited = host.ledger.sum((t) => t.key.startsWith('deposit:'));
+  const delivered = host.ledger.sum((t) => t.to === TO);
+  const costs = host.ledger.sum((t) => t.to === FEES_ACCOUNT);
+  const refunded = host.ledger.sum((t) => t.key.startsWith(`${ID}:refund:`) && !t.key.endsWith(':cost'));
+  expect(delivered + costs + refunded + host.ledger.held(orderAccounts)).toBe(deposited);
+  expect(refunded).toBe(o.context.refunds.reduce((s, r) => s + r.sent, 0n));
+}
+
+async function runToRest(host: OrderHost): Promise<StoredOrder> {
+  let o = await host.load(ID);
+  for (let i = 0; i < 20 && o.wakeAt === 0; i++) {
+    o = await host.finishEffect(ID);
+    expectBalanced(host, o);
+  }
+  return o;
+}
+
+const view = async (host: OrderHost): Promise<OrderView> => {
+  const r = await host.get(ID);
+  if (!r.ok) throw new Error(JSON.stringify(r.error));
+  return r.value as OrderView;
+};
+
+async function delivered(host: OrderHost, refundAddress: string | null = null): Promise<StoredOrder> {
+  await host.create(ID, QUOTE, TO, refundAddress);
+  await deposit(host, OWNER, AMOUNT);
+  const o = await runToRest(host);
+  expect((await view(host)).status).toBe('delivered');
+  return o;
+}
+
+describe('A deposit that arrives late is recorded on the order and refunded once confirmed', () => {
+  it('after delivered: recorded, refunded to its sender, the order stays delivered', async () => {
+    const host = orderHost({ policy: DEFAULT_POLICY });
+    await delivered(host);
+    await deposit(host, OWNER, 5_000_000n, 0, 'tx-late');
+    let o = await host.load(ID);
+    expect(o.context.deposits.find((d) => d.txId === 'tx-late')).toMatchObject({ late: true, amount: 5_000_000n });
+    // Unconfirmed: held at the deposit address, never refunded before it confirms.
+    expect(o.wakeAt).toBeNull();
+    expect(o.context.refunds).toHaveLength(0);
+    expectBalanced(host, o);
+    await deposit(host, OWNER, 5_000_000n, 1, 'tx-late');
+    o = await runToRest(host);
+    const v = await view(host);
+    expect(v.status).toBe('delivered');
+    expect(v.refunds).toEqual([expect.objectContaining({ reason: 'late_deposit', amount: 5_000_000n - REFUND_COST, to: OWNER })]);
+    expect(v.held).toEqual([]);
+    expectBalanced(host, o);
+    await host.close();
+  });
+
+  it('after expired, and during execution: refunded with reason late_deposit', async () => {
+    const host = orderHost({ policy: DEFAULT_POLICY });
+    await host.create(ID, QUOTE, TO);
+    await host.fireAt((await host.load(ID)).context.depositDeadline);
+    expect((await view(host)).status).toBe('expired');
+    await deposit(host, OWNER, 3_000_000n);
+    await runToRest(host);
+    expect((await view(host)).refunds.map((r) => r.reason)).toEqual(['late_deposit']);
+    await host.close();
+
+    const h2 = orderHost({ policy: DEFAULT_POLICY });
+    await h2.create(ID, QUOTE, TO);
+    await deposit(h2, OWNER, AMOUNT);
+    await deposit(h2, OWNER, 7_000_000n); // while the first step runs
+    const o = await runToRest(h2);
+    expect(o.context.deposits.map((d) => d.late)).toEqual([false, true]);
+    const v = await view(h2);
+    expect(v.status).toBe('delivered');
+    expect(v.refunds.map((r) => [r.reason, r.amount])).toEqual([['late_deposit', 7_000_000n - REFUND_COST]]);
+    await h2.close();
+  });
+});
+
+describe('A step\'s input never sits in a venue pool when the venue refuses, halts or stalls', () => {
+  it('a halted venue: frozen, the funds named at the deposit address, no pool holds any', async () => {
+    const host = orderHost({ policy: DEFAULT_POLICY });
+    await host.create(ID, QUOTE, TO);
+    await deposit(host, OWNER, AMOUNT);
+    host.market.script(`${ID}:0`, { status: 'halted', reason: 'The venue is halted.' });
+    const o = await runToRest(host);
+    const v = await view(host);
+    expect(v.status).toBe('frozen');
+    expect(v.haltReason).toBe('The venue is halted.');
+    expect(v.held).toEqual([{ chain: 'base', asset: QUOTE.route.from, address: o.context.vault!.address, amount: AMOUNT }]);
+    expect(host.ledger.held((a) => a.startsWith('pool:'))).toBe(0n);
+    await host.close();
+  });
+
+  it('a venue failing at the second step until stalled: the first leg\'s output is named in the holding account', async () => {
+    const host = orderHost({ policy: DEFAULT_POLICY });
+    await host.create(ID, QUOTE, TO);
+    await deposit(host, OWNER, AMOUNT);
+    host.market.script(`${ID}:1`, { status: 'failing', error: 'The venue did not answer.' });
+    let o = await runToRest(host);
+    await host.fireAt(o.context.retryAt!);
+    o = await runToRest(host);
+    const v = await view(host);
+    expect(v.status).toBe('stalled');
+    expect(v.held).toEqual([{ chain: 'arbitrum', asset: QUOTE.route.steps[1]!.from, address: holdingAccount(ID), amount: o.context.legs[0]!.amountOut }]);
+    expect(host.ledger.held((a) => a.startsWith('pool:'))).toBe(
+      host.ledger.held((a) => a === 'pool:cctp_fast'), // only the first venue, which filled, holds its input
+    );
+    await host.close();
+  });
+});
+
+describe('Refunds spend only confirmed deposits', () => {
+  it('underfunded at the deadline: the confirmed deposit is refunded, the unconfirmed one only once it confirms', async () => {
+    const host = orderHost({ policy: DEFAULT_POLICY });
+    await host.create(ID, QUOTE, TO);
+    await deposit(host, OWNER, 100_000_000n, 1, 'tx-a');
+    await deposit(host, OWNER, 200_000_000n, 0, 'tx-b');
+    await host.fireAt((await host.load(ID)).context.depositDeadline);
+    let o = await runToRest(host);
+    expect(o.context.refunds.map((r) => r.depositTxId)).toEqual(['tx-a']);
+    expect((await view(host)).status).toBe('expired');
+    await deposit(host, OWNER, 200_000_000n, 1, 'tx-b');
+    o = await runToRest(host);
+    expect(o.context.refunds.map((r) => [r.depositTxId, r.reason])).toEqual([['tx-a', 'underfunded'], ['tx-b', 'underfunded']]);
+    expect(holdings(o.context)).toEqual([]);
+    await host.close();
+  });
+});
+
+describe('Refunds cannot be hijacked', () => {
+  it('an outsider\'s dust deposit first, then the owner\'s overpayment: the excess goes back to the owner', async () => {
+    const host = orderHost({ policy: DEFAULT_POLICY });
+    await host.create(ID, QUOTE, TO);
+    await deposit(host, OUTSIDER, 1n);
+    // Dust (at or below the refund cost) never sets the refund address.
+    expect((await view(host)).refundAddress).toBeNull();
+    await deposit(host, OWNER, AMOUNT + AMOUNT / 2n);
+    expect((await view(host)).refundAddress).toBe(OWNER);
+    const o = await runToRest(host);
+    const v = await view(host);
+    expect(v.status).toBe('delivered');
+    // Execution takes the deposits in arrival order: the outsider's unit, then the owner's; the rest is the owner's.
+    expect(v.refunds).toEqual([expect.objectContaining({ reason: 'excess', to: OWNER, amount: AMOUNT / 2n + 1n - REFUND_COST })]);
+    expect(host.ledger.sum((t) => t.to === OUTSIDER && t.key.startsWith(`${ID}:`))).toBe(0n);
+    expectBalanced(host, o);
+    await host.close();
+  });
+
+  it('an outsider\'s non-dust deposit is refunded to the outsider, not to the owner, and vice versa', async () => {
+    const host = orderHost({ policy: DEFAULT_POLICY });
+    await host.create(ID, QUOTE, TO);
+    await deposit(host, OUTSIDER, 10_000_000n);
+    await deposit(host, OWNER, 20_000_000n);
+    await host.fireAt((await host.load(ID)).context.depositDeadline);
+    await runToRest(host);
+    const v = await view(host);
+    expect(v.refunds.map((r) => [r.to, r.amount])).toEqual([
+      [OUTSIDER, 10_000_000n - REFUND_COST],
+      [OWNER, 20_000_000n - REFUND_COST],
+    ]);
+    await host.close();
+  });
+
+  it('with a refund address given, every refund goes there', async () => {
+    const host = orderHost({ policy: DEFAULT_POLICY });
+    await delivered(host, GIVEN_REFUND);
+    await deposit(host, OUTSIDER, 4_000_000n);
+    await runToRest(host);
+    expect((await view(host)).refunds.map((r) => r.to)).toEqual([GIVEN_REFUND]);
+    await host.close();
+  });
+
+  it('a refund at or below its own cost sends nothing: the amount is the cost, kept by the router (tx_id null)', async () => {
+    const host = orderHost({ policy: DEFAULT_POLICY });
+    await delivered(host);
+    await deposit(host, OUTSIDER, REFUND_COST);
+    const o = await runToRest(host);
+    expect(o.context.refunds).toEqual([expect.objectContaining({ amount: REFUND_COST, cost: REFUND_COST, sent: 0n, txId: null })]);
+    expect(holdings(o.context)).toEqual([]);
+    expectBalanced(host, o);
+    await host.close();
+  });
+});
+
+describe('Unwinding a stalled or frozen order', () => {
+  it('frozen before any step converted: everything is refunded from the deposit address (reason unwind)', async () => {
+    const host = orderHost({ policy: DEFAULT_POLICY });
+    await host.create(ID, QUOTE, TO);
+    await deposit(host, OWNER, AMOUNT);
+    host.market.script(`${ID}:0`, { status: 'halted', reason: 'The venue is halted.' });
+    await runToRest(host);
+    const r = await host.unwind(ID);
+    expect(r.ok).toBe(true);
+    const o = await runToRest(host);
+    const v = await view(host);
+    expect(v.status).toBe('expired');
+    expect(v.refunds).toEqual([expect.objectContaining({ reason: 'unwind', to: OWNER, amount: AMOUNT - REFUND_COST })]);
+    expect(v.held).toEqual([]);
+    expectBalanced(host, o);
+    await host.close();
+  });
+
+  it('stalled after one step: the converted funds are swapped back through the router and refunded', async () => {
+    const host = orderHost({ policy: DEFAULT_POLICY });
+    await host.create(ID, QUOTE, TO);
+    await deposit(host, OWNER, AMOUNT);
+    host.market.script(`${ID}:1`, { status: 'failing', error: 'down' });
+    let o = await runToRest(host);
+    await host.fireAt(o.context.retryAt!);
+    o = await runToRest(host);
+    expect((await view(host)).status).toBe('stalled');
+    await host.unwind(ID);
+    o = await runToRest(host);
+    const back = o.context.legs.filter((l) => l.unwind);
+    expect(back).toHaveLength(1);
+    expect(back[0]).toMatchObject({ from: QUOTE.route.steps[1]!.from, to: QUOTE.route.from });
+    const v = await view(host);
+    expect(v.status).toBe('expired');
+    expect(v.refunds).toEqual([expect.objectContaining({ reason: 'unwind', to: OWNER, amount: back[0]!.amountOut - REFUND_COST })]);
+    expect(v.held).toEqual([]);
+    expectBalanced(host, o);
+    await host.close();
+  });
+
+  it('no route back: the order stays frozen with that reason and its funds named', async () => {
+    const host = orderHost({ policy: DEFAULT_POLICY });
+    host.scriptRouteBack('none');
+    await host.create(ID, QUOTE, TO);
+    await deposit(host, OWNER, AMOUNT);
+    host.market.script(`${ID}:1`, { status: 'halted', reason: 'halted' });
+    await runToRest(host);
+    await host.unwind(ID);
+    const o = await runToRest(host);
+    const v = await view(host);
+    expect(v.status).toBe('frozen');
+    expect(v.haltReason).toMatch(/^No route back to /);
+    expect(v.held).toEqual([{ chain: 'arbitrum', asset: QUOTE.route.steps[1]!.from, address: holdingAccount(ID), amount: o.context.legs[0]!.amountOut }]);
+    await host.close();
+  });
+
+  it('cancelling an underfunded order refunds what arrived (reason cancelled); a delivered order cannot be cancelled', async () => {
+    const host = orderHost({ policy: DEFAULT_POLICY });
+    await host.create(ID, QUOTE, TO);
+    await deposit(host, OWNER, 10_000_000n);
+    expect((await host.unwind(ID)).ok).toBe(true);
+    await runToRest(host);
+    expect((await view(host)).refunds.map((r) => r.reason)).toEqual(['cancelled']);
+    await host.close();
+
+    const h2 = orderHost({ policy: DEFAULT_POLICY });
+    await delivered(h2);
+    const r = await h2.unwind(ID);
+    expect(r.ok).toBe(false);
+    expect(!r.ok && r.error.code).toBe('order_not_cancellable');
+    await h2.close();
+  });
+});
+
+describe('A refund that fails is retried after a durable backoff, never lost', () => {
+  it('the ledger refuses the refund once: retried at refundRetryAt, then paid', async () => {
+    const host = orderHost({ policy: DEFAULT_POLICY });
+    await delivered(host);
+    host.ledger.fail(`${ID}:refund:`);
+    await deposit(host, OWNER, 3_000_000n);
+    let o = await runToRest(host);
+    const c: OrderContext = o.context;
+    expect(c.refundRetryAt).not.toBeNull();
+    expect(o.wakeAt).toBe(c.refundRetryAt);
+    host.ledger.heal(`${ID}:refund:`);
+    await host.fireAt(c.refundRetryAt!);
+    o = await runToRest(host);
+    expect(o.context.refunds).toHaveLength(1);
+    expectBalanced(host, o);
+    await host.close();
+  });
+});
