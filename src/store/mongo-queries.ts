@@ -42,10 +42,14 @@ export function actorId(kind: ActorKind, id: string): string {
 const hasWake = { wakeAt: { $exists: true } } as const;
 const hasOrderIndex = { 'order.createdAt': { $exists: true } } as const;
 
+// The server refuses to create an index under an existing name with other keys (error 86) or existing keys under
+// another name (85), and every worker creates these at start: a changed definition therefore gets a new name, the
+// name it replaces goes to RETIRED_ACTOR_INDEXES, and planIndexes refuses to start over a definition that differs
+// from the one named here rather than fail on the server's error.
 export const ACTOR_INDEXES: IndexDescription[] = [
-  // due() without shards (embedded mode, one owner) and with them (a worker's shards).
-  { name: 'wake_at', key: { wakeAt: 1 }, partialFilterExpression: hasWake },
-  { name: 'shard_wake_at', key: { shard: 1, wakeAt: 1 }, partialFilterExpression: hasWake },
+  // due() without shards (embedded mode, one owner) and with them (a worker's shards), in DUE_SORT order.
+  { name: 'due', key: { wakeAt: 1, _id: 1 }, partialFilterExpression: hasWake },
+  { name: 'shard_due', key: { shard: 1, wakeAt: 1, _id: 1 }, partialFilterExpression: hasWake },
   // list() by status; list() without status walks the _id index over the `<kind>:` prefix.
   { name: 'kind_status_id', key: { kind: 1, status: 1, _id: 1 } },
   // listOrders(): newest first, alone or behind one equality filter.
@@ -55,6 +59,54 @@ export const ACTOR_INDEXES: IndexDescription[] = [
   { name: 'orders_refund', key: { 'order.refund': 1, 'order.createdAt': -1, _id: -1 }, partialFilterExpression: hasOrderIndex },
   { name: 'orders_status', key: { status: 1, 'order.createdAt': -1, _id: -1 }, partialFilterExpression: hasOrderIndex },
 ];
+
+/** Indexes earlier builds created that ACTOR_INDEXES replaces: the timer indexes ordered by wakeAt alone. */
+export const RETIRED_ACTOR_INDEXES: readonly string[] = ['wake_at', 'shard_wake_at'];
+
+/** An index as `listIndexes` describes it (the fields the plan compares). */
+export interface ExistingIndex {
+  name: string;
+  key: Document;
+  partialFilterExpression?: Document;
+  unique?: boolean;
+}
+
+export interface IndexPlan {
+  /** Wanted indexes that do not exist yet. */
+  create: IndexDescription[];
+  /** Retired indexes that still exist, dropped once `create` is done (so the timers are never left without one). */
+  drop: string[];
+}
+
+function definition(i: { key?: unknown; partialFilterExpression?: unknown; unique?: unknown }): string {
+  const key = Object.entries((i.key ?? {}) as Record<string, unknown>).map(([field, dir]) => [field, Number(dir)]);
+  return JSON.stringify([key, i.partialFilterExpression ?? null, i.unique === true]);
+}
+
+/**
+ * The explicit migration from the indexes that exist to ACTOR_INDEXES. Throws when an index has a wanted name and
+ * another definition: creating it would fail on every worker, and dropping it silently would change a running
+ * deployment's plans behind its operators.
+ */
+export function planIndexes(
+  existing: readonly ExistingIndex[],
+  wanted: readonly IndexDescription[] = ACTOR_INDEXES,
+  retired: readonly string[] = RETIRED_ACTOR_INDEXES,
+): IndexPlan {
+  const byName = new Map(existing.map((i) => [i.name, i]));
+  const create: IndexDescription[] = [];
+  for (const w of wanted) {
+    const have = byName.get(w.name!);
+    if (!have) create.push(w);
+    else if (definition(have) !== definition(w)) {
+      throw new Error(
+        `MongoDB index actors.${w.name} exists as ${definition(have)}, but this build defines it as ${definition(w)}. ` +
+          'A changed index needs a new name (the old one listed as retired), or an operator drops the old index.',
+      );
+    }
+  }
+  return { create, drop: retired.filter((name) => byName.has(name)) };
+}
 
 /** The document of an actor saved for the first time (expectedVersion 0). */
 export function newActorDoc(a: SaveActor): ActorDoc {
@@ -124,7 +176,8 @@ export function dueFilter(now: number, shards?: readonly number[]): Filter<Actor
   return filter;
 }
 
-export const DUE_SORT: Sort = { wakeAt: 1 };
+/** Oldest first, ties by _id (kind, then id): with more due actors than the limit, every poll gets the same batch. */
+export const DUE_SORT: Sort = { wakeAt: 1, _id: 1 };
 
 export function listFilter(q: { kind: ActorKind; status?: readonly string[]; afterId?: string }): Filter<ActorDoc> {
   // `;` follows `:`: the range holds exactly the ids of this kind, so ordering by _id is ordering by id.
@@ -187,10 +240,15 @@ export function toOrderRow(d: ActorDoc): OrderListRow {
   };
 }
 
+/** counts() reads only kind and status, so the (kind, status) index answers it without reading one snapshot. */
 export const COUNTS_PIPELINE: Document[] = [
+  { $project: { _id: 0, kind: 1, status: 1 } },
   { $group: { _id: { kind: '$kind', status: '$status' }, count: { $sum: 1 } } },
   { $sort: { '_id.kind': 1, '_id.status': 1 } },
 ];
+
+/** The index counts() is told to use: without a filter or a sort the planner would scan the collection. */
+export const COUNTS_HINT = 'kind_status_id';
 
 export function toCount(d: Document): { kind: ActorKind; status: string | null; count: number } {
   const g = d as { _id: { kind: ActorKind; status?: string | null }; count: number };

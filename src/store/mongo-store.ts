@@ -1,9 +1,22 @@
 // MongoDB adapter of the store port (the cluster's store). Writes wait for a journaled majority, so a snapshot the
-// runtime answered on survives a primary's failover (persist before you answer); the pure parts are in mongo-queries.ts.
-import { MongoClient, MongoServerError } from 'mongodb';
-import { SnapshotConflict } from '../errors.js';
+// runtime answered on survives a primary's failover (persist before you answer); reads go to the primary at majority
+// read concern, whatever MONGODB_URL says (mongo-options.ts). The pure parts are in mongo-queries.ts.
 import {
-  ACTOR_INDEXES,
+  MongoClient,
+  MongoNetworkError,
+  MongoServerError,
+  MongoWriteConcernError,
+  type Collection,
+  type Db,
+  type Document,
+  type Filter,
+  type UpdateFilter,
+} from 'mongodb';
+import { ConfigError, SnapshotConflict } from '../errors.js';
+import { StoreOutcomeUnknown } from './errors.js';
+import { mongoClientOptions, pinnedConcerns, WRITE_TIMEOUT_MS } from './mongo-options.js';
+import {
+  COUNTS_HINT,
   COUNTS_PIPELINE,
   DUE_SORT,
   LIST_SORT,
@@ -14,6 +27,7 @@ import {
   listFilter,
   newActorDoc,
   orderFilter,
+  planIndexes,
   saveFilter,
   saveUpdate,
   toCount,
@@ -21,16 +35,48 @@ import {
   toStoredActor,
   toSummary,
   type ActorDoc,
+  type ExistingIndex,
   type KeyedDoc,
   type SequenceDoc,
 } from './mongo-queries.js';
+import { mongoDatabaseOf, mongoDatabaseProblem } from './mongo-url.js';
 import { checkLimit } from './paging.js';
 import type { ActorStore, SaveActor } from './types.js';
 
 const DUPLICATE_KEY = 11000;
+const NAMESPACE_NOT_FOUND = 26;
+const INDEX_NOT_FOUND = 27;
 
 function isDuplicateKey(err: unknown): boolean {
-  return err instanceof MongoServerError && err.code === DUPLICATE_KEY;
+  // A write-concern error is a MongoServerError too; its code is the write concern's, never 11000.
+  return err instanceof MongoServerError && !(err instanceof MongoWriteConcernError) && err.code === DUPLICATE_KEY;
+}
+
+function hasCode(err: unknown, code: number): boolean {
+  return err instanceof MongoServerError && err.code === code;
+}
+
+/**
+ * The typed error of a write whose outcome is unknown, or null when `err` says the write was refused or never sent.
+ * A write-concern error (the server answered, but the majority or the journal did not confirm within the write
+ * timeout) and a network error (after the driver's one retry) both leave the write possibly applied.
+ */
+export function outcomeUnknown(err: unknown, what: string): StoreOutcomeUnknown | null {
+  if (err instanceof MongoWriteConcernError) {
+    return new StoreOutcomeUnknown(`${what}: the write was not confirmed by a journaled majority (${err.message}); reload to see whether it was stored.`);
+  }
+  if (err instanceof MongoNetworkError) {
+    return new StoreOutcomeUnknown(`${what}: the connection failed during the write (${err.message}); reload to see whether it was stored.`);
+  }
+  return null;
+}
+
+async function writing<T>(what: string, op: () => Promise<T>): Promise<T> {
+  try {
+    return await op();
+  } catch (err) {
+    throw outcomeUnknown(err, what) ?? err;
+  }
 }
 
 /** Two concurrent upserts of one absent _id can both miss it and one then fails on the unique _id; the retry finds
@@ -45,38 +91,113 @@ async function upsertRetrying<T>(op: () => Promise<T>): Promise<T> {
   }
 }
 
+/** What save() needs of the actors collection (a Collection<ActorDoc>, or a stand-in in tests). */
+export interface ActorWrites {
+  insertOne(doc: ActorDoc): Promise<unknown>;
+  updateOne(filter: Filter<ActorDoc>, update: UpdateFilter<ActorDoc>): Promise<{ matchedCount: number }>;
+  findOne(filter: Filter<ActorDoc>, options: { projection: Document }): Promise<Pick<ActorDoc, 'version' | 'epoch'> | null>;
+}
+
+async function conflict(actors: ActorWrites, a: SaveActor, what: string): Promise<SnapshotConflict> {
+  const cur = await actors.findOne({ _id: actorId(a.kind, a.id) }, { projection: { version: 1, epoch: 1 } });
+  const ref = `Actor ${a.kind}/${a.id}`;
+  if (!cur) return new SnapshotConflict(`${ref} is at version 0, not ${a.expectedVersion}.`);
+  if (cur.version !== a.expectedVersion) {
+    return new SnapshotConflict(`${ref} is at version ${cur.version}, not ${a.expectedVersion}.`);
+  }
+  if (cur.epoch > a.epoch) {
+    return new SnapshotConflict(`${ref} was written under epoch ${cur.epoch}, newer than ${a.epoch}.`);
+  }
+  // The head moved between the refused write and this read; the write was refused all the same.
+  return new SnapshotConflict(`${ref}: ${what} was refused by a concurrent write.`);
+}
+
+/**
+ * One save: an insert at version 0, else a compare-and-set update. SnapshotConflict only when the server refused the
+ * write (a duplicate _id, no document matching version and epoch); StoreOutcomeUnknown when it may have applied it.
+ */
+export async function saveActor(actors: ActorWrites, a: SaveActor): Promise<number> {
+  const what = `Saving actor ${a.kind}/${a.id} at version ${a.expectedVersion + 1}`;
+  if (a.expectedVersion === 0) {
+    try {
+      await writing(what, () => actors.insertOne(newActorDoc(a)));
+    } catch (err) {
+      if (isDuplicateKey(err)) throw await conflict(actors, a, 'the creation');
+      throw err;
+    }
+    return 1;
+  }
+  const res = await writing(what, () => actors.updateOne(saveFilter(a), saveUpdate(a)));
+  if (res.matchedCount === 0) throw await conflict(actors, a, 'the save');
+  return a.expectedVersion + 1;
+}
+
+export interface MongoStoreOptions {
+  /** The database; default the one MONGODB_URL names (a URL naming none is refused). */
+  dbName?: string;
+  /** How long a write waits for a journaled majority (default WRITE_TIMEOUT_MS). */
+  writeTimeoutMs?: number;
+}
+
+/**
+ * The store's client and database, built without connecting: the URL's own settings for write concern, read
+ * concern, read preference and retryable writes are overridden (mongo-options.ts). A URL the driver cannot parse, or
+ * one naming no database when no dbName is given, is a ConfigError naming MONGODB_URL.
+ */
+export function mongoStoreClient(url: string, opts: MongoStoreOptions = {}): { client: MongoClient; db: Db } {
+  const dbName = opts.dbName ?? mongoDatabaseOf(url);
+  if (dbName === null) {
+    throw new ConfigError('MONGODB_URL must name a database (mongodb://host/<database>); the driver would otherwise use "test".');
+  }
+  const problem = mongoDatabaseProblem(dbName);
+  if (problem !== null) throw new ConfigError(`The MongoDB database name "${dbName}" ${problem}.`);
+  const writeTimeoutMs = opts.writeTimeoutMs ?? WRITE_TIMEOUT_MS;
+  let client: MongoClient;
+  try {
+    client = new MongoClient(url, mongoClientOptions(writeTimeoutMs));
+  } catch (err) {
+    // The driver's parse errors name the option, never the credentials.
+    throw new ConfigError(`MONGODB_URL is not a usable connection string: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  return { client, db: client.db(dbName, pinnedConcerns(writeTimeoutMs)) };
+}
+
+/** Brings the actors' indexes to ACTOR_INDEXES: creates what is missing, then drops what it replaces. Workers
+ *  starting together may race here; each step is idempotent, and an index another worker dropped first is fine. */
+async function migrateIndexes(actors: Collection<ActorDoc>): Promise<void> {
+  let existing: ExistingIndex[];
+  try {
+    existing = await actors.listIndexes().toArray();
+  } catch (err) {
+    if (!hasCode(err, NAMESPACE_NOT_FOUND)) throw err;
+    existing = [];
+  }
+  const plan = planIndexes(existing);
+  if (plan.create.length > 0) await actors.createIndexes(plan.create);
+  for (const name of plan.drop) {
+    try {
+      await actors.dropIndex(name);
+    } catch (err) {
+      if (!hasCode(err, INDEX_NOT_FOUND) && !hasCode(err, NAMESPACE_NOT_FOUND)) throw err;
+    }
+  }
+}
+
 /**
  * Opens the store on a MongoDB deployment (a replica set in production: majority writes need one).
- * The database is `opts.dbName`, else the one named in the URL (the driver's default `test` when it names none).
- * The write concern is always `{ w: 'majority', journal: true }`, whatever the URL says.
+ * The database is `opts.dbName`, else the one named in the URL; a URL naming none is refused.
  */
-export async function openMongoStore(url: string, opts: { dbName?: string } = {}): Promise<ActorStore> {
-  const client = new MongoClient(url, { writeConcern: { w: 'majority', journal: true } });
+export async function openMongoStore(url: string, opts: MongoStoreOptions = {}): Promise<ActorStore> {
+  const { client, db } = mongoStoreClient(url, opts);
   await client.connect();
-  const db = client.db(opts.dbName);
   const actors = db.collection<ActorDoc>('actors');
   const keyed = db.collection<KeyedDoc>('keyed');
   const sequences = db.collection<SequenceDoc>('sequences');
   try {
-    // Idempotent: creating an index that exists with the same name, keys and options does nothing.
-    await actors.createIndexes(ACTOR_INDEXES);
+    await migrateIndexes(actors);
   } catch (err) {
     await client.close();
     throw err;
-  }
-
-  async function conflict(a: SaveActor, what: string): Promise<SnapshotConflict> {
-    const cur = await actors.findOne({ _id: actorId(a.kind, a.id) }, { projection: { version: 1, epoch: 1 } });
-    const ref = `Actor ${a.kind}/${a.id}`;
-    if (!cur) return new SnapshotConflict(`${ref} is at version 0, not ${a.expectedVersion}.`);
-    if (cur.version !== a.expectedVersion) {
-      return new SnapshotConflict(`${ref} is at version ${cur.version}, not ${a.expectedVersion}.`);
-    }
-    if (cur.epoch > a.epoch) {
-      return new SnapshotConflict(`${ref} was written under epoch ${cur.epoch}, newer than ${a.epoch}.`);
-    }
-    // The head moved between the refused write and this read; the write was refused all the same.
-    return new SnapshotConflict(`${ref}: ${what} was refused by a concurrent write.`);
   }
 
   return {
@@ -86,18 +207,7 @@ export async function openMongoStore(url: string, opts: { dbName?: string } = {}
     },
 
     async save(a) {
-      if (a.expectedVersion === 0) {
-        try {
-          await actors.insertOne(newActorDoc(a));
-        } catch (err) {
-          if (isDuplicateKey(err)) throw await conflict(a, 'the creation');
-          throw err;
-        }
-        return 1;
-      }
-      const res = await actors.updateOne(saveFilter(a), saveUpdate(a));
-      if (res.matchedCount === 0) throw await conflict(a, 'the save');
-      return a.expectedVersion + 1;
+      return saveActor(actors, a);
     },
 
     async due(now, limit, shards) {
@@ -117,7 +227,7 @@ export async function openMongoStore(url: string, opts: { dbName?: string } = {}
     },
 
     async counts() {
-      const groups = await actors.aggregate(COUNTS_PIPELINE).toArray();
+      const groups = await actors.aggregate(COUNTS_PIPELINE, { hint: COUNTS_HINT }).toArray();
       return groups.map(toCount);
     },
 
@@ -131,15 +241,20 @@ export async function openMongoStore(url: string, opts: { dbName?: string } = {}
 
     async nextSequence(name) {
       // Atomic on the server; the first call creates {next: 1} and hands out 0.
-      const doc = await upsertRetrying(() =>
-        sequences.findOneAndUpdate({ _id: name }, { $inc: { next: 1 } }, { upsert: true, returnDocument: 'after' }),
+      // An unknown outcome may have consumed a value: skipping one is fine, handing one out twice is not.
+      const doc = await writing(`Taking the next value of sequence ${name}`, () =>
+        upsertRetrying(() =>
+          sequences.findOneAndUpdate({ _id: name }, { $inc: { next: 1 } }, { upsert: true, returnDocument: 'after' }),
+        ),
       );
       if (!doc) throw new Error(`Sequence ${name} returned no document after an upsert.`);
       return doc.next - 1;
     },
 
     async putKey(space, key, value) {
-      await upsertRetrying(() => keyed.updateOne({ _id: { space, key } }, { $set: { value } }, { upsert: true }));
+      await writing(`Storing key ${space}/${key}`, () =>
+        upsertRetrying(() => keyed.updateOne({ _id: { space, key } }, { $set: { value } }, { upsert: true })),
+      );
     },
 
     async getKey(space, key) {

@@ -3,12 +3,17 @@
 import { describe, expect, it } from 'vitest';
 import {
   ACTOR_INDEXES,
+  COUNTS_HINT,
+  COUNTS_PIPELINE,
+  DUE_SORT,
   ORDER_SORT,
+  RETIRED_ACTOR_INDEXES,
   actorId,
   dueFilter,
   listFilter,
   newActorDoc,
   orderFilter,
+  planIndexes,
   saveFilter,
   saveUpdate,
   toOrderRow,
@@ -145,5 +150,68 @@ describe('MongoDB queries', () => {
       expect((query as Record<string, Record<string, unknown>>)[field]).toMatchObject({ $exists: true });
     }
     expect(new Set(ACTOR_INDEXES.map((i) => i.name)).size).toBe(ACTOR_INDEXES.length);
+  });
+});
+
+describe('MongoDB due(): a batch cut by the limit is the same on every poll', () => {
+  it('sorts by wakeAt, then _id (kind, then id), and both timer indexes end in that order', () => {
+    expect(DUE_SORT).toEqual({ wakeAt: 1, _id: 1 });
+    const due = ACTOR_INDEXES.find((i) => i.name === 'due')!;
+    const shardDue = ACTOR_INDEXES.find((i) => i.name === 'shard_due')!;
+    expect(Object.entries(due.key)).toEqual(Object.entries(DUE_SORT));
+    expect(Object.entries(shardDue.key)).toEqual([['shard', 1], ...Object.entries(DUE_SORT)]);
+    // `<kind>:<id>` orders as (kind, id) for the kinds there are: the same tie-break as SQLite's ORDER BY kind, id.
+    const pairs = [['order', 'b'], ['order', 'b-1'], ['quote', 'a'], ['order', 'a~']] as const;
+    const byTuple = [...pairs].sort(([k1, i1], [k2, i2]) => (k1 === k2 ? (i1 < i2 ? -1 : 1) : k1 < k2 ? -1 : 1));
+    const byId = [...pairs].sort((x, y) => (actorId(x[0], x[1]) < actorId(y[0], y[1]) ? -1 : 1));
+    expect(byId).toEqual(byTuple);
+  });
+});
+
+describe('MongoDB counts(): read from the (kind, status) index, no snapshot read', () => {
+  it('projects only kind and status, and hints an index that starts with them', () => {
+    const hinted = ACTOR_INDEXES.find((i) => i.name === COUNTS_HINT)!;
+    expect(Object.keys(hinted.key).slice(0, 2)).toEqual(['kind', 'status']);
+    expect(COUNTS_PIPELINE[0]).toEqual({ $project: { _id: 0, kind: 1, status: 1 } });
+    expect(JSON.stringify(COUNTS_PIPELINE.slice(1))).not.toMatch(/snapshot|history/);
+  });
+});
+
+describe('MongoDB indexes: a changed definition migrates explicitly instead of failing every worker at start', () => {
+  const asListed = (i: (typeof ACTOR_INDEXES)[number]) => ({
+    v: 2,
+    name: i.name!,
+    key: i.key as Record<string, number>,
+    ...(i.partialFilterExpression ? { partialFilterExpression: i.partialFilterExpression } : {}),
+  });
+  const idIndex = { v: 2, name: '_id_', key: { _id: 1 } };
+
+  it('a new collection gets every index and drops nothing', () => {
+    expect(planIndexes([])).toEqual({ create: ACTOR_INDEXES, drop: [] });
+    expect(planIndexes([idIndex])).toEqual({ create: ACTOR_INDEXES, drop: [] });
+  });
+
+  it('a collection of an earlier build gains the (wakeAt, _id) timer indexes, then loses the wakeAt-only ones', () => {
+    const earlier = [
+      idIndex,
+      { v: 2, name: 'wake_at', key: { wakeAt: 1 }, partialFilterExpression: { wakeAt: { $exists: true } } },
+      { v: 2, name: 'shard_wake_at', key: { shard: 1, wakeAt: 1 }, partialFilterExpression: { wakeAt: { $exists: true } } },
+      ...ACTOR_INDEXES.filter((i) => !['due', 'shard_due'].includes(i.name!)).map(asListed),
+    ];
+    const plan = planIndexes(earlier);
+    expect(plan.create.map((i) => i.name)).toEqual(['due', 'shard_due']);
+    expect(plan.drop).toEqual(['wake_at', 'shard_wake_at']);
+    expect(RETIRED_ACTOR_INDEXES).toEqual(['wake_at', 'shard_wake_at']);
+  });
+
+  it('an up-to-date collection needs nothing (the server lists key directions as numbers, in order)', () => {
+    expect(planIndexes([idIndex, ...ACTOR_INDEXES.map(asListed)])).toEqual({ create: [], drop: [] });
+  });
+
+  it('an index under a wanted name with another definition stops the start with a message naming it', () => {
+    const changed = ACTOR_INDEXES.map(asListed).map((i) => (i.name === 'due' ? { ...i, key: { wakeAt: 1 } } : i));
+    expect(() => planIndexes(changed)).toThrow(/actors\.due exists as .*wakeAt.*new name/);
+    const unpartial = ACTOR_INDEXES.map(asListed).map((i) => (i.name === 'orders_sender' ? { v: 2, name: i.name, key: i.key } : i));
+    expect(() => planIndexes(unpartial)).toThrow(/orders_sender/);
   });
 });

@@ -55,6 +55,31 @@ if (!url) {
       }
     });
 
+    it('an earlier build\'s wakeAt-only timer indexes are replaced at start, and a second start changes nothing', async () => {
+      const dbName = freshName();
+      const partial = { wakeAt: { $exists: true } };
+      await admin.db(dbName).collection('actors').createIndexes([
+        { name: 'wake_at', key: { wakeAt: 1 }, partialFilterExpression: partial },
+        { name: 'shard_wake_at', key: { shard: 1, wakeAt: 1 }, partialFilterExpression: partial },
+      ]);
+      const names = async () => (await admin.db(dbName).collection('actors').listIndexes().toArray()).map((i) => String(i.name)).sort();
+      try {
+        // Two workers starting together both migrate; neither fails on the other's drop.
+        const [a, b] = await Promise.all([openMongoStore(url, { dbName }), openMongoStore(url, { dbName })]);
+        await a.close();
+        await b.close();
+        const after = await names();
+        expect(after).toContain('due');
+        expect(after).toContain('shard_due');
+        expect(after).not.toContain('wake_at');
+        expect(after).not.toContain('shard_wake_at');
+        await (await openMongoStore(url, { dbName })).close();
+        expect(await names()).toEqual(after);
+      } finally {
+        await admin.db(dbName).dropDatabase();
+      }
+    });
+
     it('two clients (as two workers) never get the same sequence value', async () => {
       const dbName = freshName();
       const [a, b] = [await openMongoStore(url, { dbName }), await openMongoStore(url, { dbName })];
