@@ -232,7 +232,9 @@ export function nextRefund(ctx: OrderContext): PlannedRefund | null {
   const d = ctx.deposits.find((x) => confirmed(x) && x.amount > x.spent + x.refunded);
   if (!d) return null;
   return planRefund(ctx, {
-    key: `${ctx.id}:refund:${d.txId}`,
+    // A deposit can be refunded twice (its excess, then the rest when an unwind frees what execution had taken):
+    // each refund of it is its own key.
+    key: `${ctx.id}:refund:${d.txId}:${ctx.refunds.filter((r) => r.depositTxId === d.txId).length}`,
     reason: depositRefundReason(ctx, d),
     from: ctx.vault.address,
     to: ctx.givenRefundAddress ?? d.from,
