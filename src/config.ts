@@ -1,6 +1,7 @@
 // The one typed config, built from an injected environment at start. Absent = default; present but invalid
 // stops the start with a ConfigError naming the variable. Nothing else in the service reads process.env.
 import { ConfigError } from './errors.js';
+import { mongoDatabaseOf, mongoDatabaseProblem } from './store/mongo-url.js';
 import { parseSeed, type MasterSeed } from './vaults/seed.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -119,6 +120,14 @@ function storeConfig(env: Env): Config['store'] {
   const kind = oneOf(env, 'ROUTER_STORE', url ? 'mongodb' : 'sqlite', ['sqlite', 'mongodb'] as const);
   if (kind === 'mongodb' && !url) throw new ConfigError('ROUTER_STORE=mongodb needs MONGODB_URL.');
   if (url && !/^mongodb(\+srv)?:\/\//.test(url)) throw new ConfigError('MONGODB_URL must start with mongodb:// or mongodb+srv://.');
+  if (url) {
+    // Without a database the driver silently uses `test`: workers configured with and without one would split the
+    // actors over two databases. The message shows the name, never the URL (it may carry a password).
+    const db = mongoDatabaseOf(url);
+    if (db === null) throw new ConfigError('MONGODB_URL must name a database (mongodb://host/<database>?options).');
+    const problem = mongoDatabaseProblem(db);
+    if (problem !== null) throw new ConfigError(`MONGODB_URL names the database "${db}", which ${problem}.`);
+  }
   return { kind, mongodbUrl: url };
 }
 

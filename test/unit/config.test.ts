@@ -42,3 +42,33 @@ describe('Config: a present but invalid value stops the start with a message nam
     });
   }
 });
+
+describe('Config: the store', () => {
+  it('MONGODB_URL alone selects MongoDB; its database is the one the URL names', () => {
+    const c = loadConfig({ MONGODB_URL: 'mongodb://h1,h2/router?replicaSet=rs' });
+    expect(c.store).toEqual({ kind: 'mongodb', mongodbUrl: 'mongodb://h1,h2/router?replicaSet=rs' });
+    expect(loadConfig({}).store).toEqual({ kind: 'sqlite', mongodbUrl: null });
+  });
+
+  it('a MONGODB_URL naming no database is refused (the driver would use "test"), naming the variable', () => {
+    for (const url of ['mongodb://h1', 'mongodb://h1/', 'mongodb://h1:27017/?replicaSet=rs', 'mongodb+srv://u:secret@c.example.com/?w=1']) {
+      expect(() => loadConfig({ MONGODB_URL: url })).toThrow(ConfigError);
+      expect(() => loadConfig({ MONGODB_URL: url })).toThrow(/MONGODB_URL must name a database/);
+      expect(() => loadConfig({ MONGODB_URL: url, ROUTER_STORE: 'sqlite' })).toThrow(/MONGODB_URL/);
+    }
+  });
+
+  it('a database name MongoDB refuses is refused at start; the message never shows the password', () => {
+    expect(() => loadConfig({ MONGODB_URL: 'mongodb://u:secret@h1/a.b' })).toThrow(/MONGODB_URL names the database "a\.b"/);
+    try {
+      loadConfig({ MONGODB_URL: 'mongodb://u:secret@h1/' });
+    } catch (err) {
+      expect(String(err)).not.toMatch(/secret/);
+    }
+  });
+
+  it('ROUTER_STORE=mongodb without MONGODB_URL, or a URL of another scheme, is refused', () => {
+    expect(() => loadConfig({ ROUTER_STORE: 'mongodb' })).toThrow(/MONGODB_URL/);
+    expect(() => loadConfig({ MONGODB_URL: 'postgres://h1/router' })).toThrow(/MONGODB_URL/);
+  });
+});

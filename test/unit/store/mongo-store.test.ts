@@ -12,7 +12,7 @@ const SKIPPED = 'MongoDB contract suite SKIPPED: MONGODB_URL is not set';
 if (!url) {
   console.warn(`\n*** ${SKIPPED} ***\n`);
   describe.skip(SKIPPED, () => {
-    it('ActorStore contract against MongoDB (set MONGODB_URL to a replica set to run it)', () => {});
+    it('ActorStore contract against MongoDB (set MONGODB_URL to a replica set naming a database, e.g. mongodb://127.0.0.1:27017/router?replicaSet=rs0)', () => {});
   });
 } else {
   const admin = new MongoClient(url);
