@@ -1,0 +1,361 @@
+// The money audit: what the ledger says arrived at the orders' deposit addresses and still sits in their accounts,
+// beside what the orders' own records say they received, swapped, delivered, refunded, paid in costs and hold.
+// Pure (no I/O): the caller reads the store and the ledger (actors/audit.ts) and hands both here.
+//
+// Per chain and asset:
+//   difference   = arrived + swappedIn − swappedOut − delivered − refunded − costs − held
+//   unrecorded   = arrived − foreign − recorded
+//   heldMismatch = ledgerHeld − held
+// `arrived` and `ledgerHeld` come from the ledger, every other term from the records, so a difference of 0 says that
+// every unit that reached a deposit address from outside is accounted for by the records, and a heldMismatch of 0
+// says that what the records leave in the orders' accounts is what the ledger has there (so what left them, to
+// venues, fees, recipients and refund addresses, adds up to what the records say left). Beside the sums, every
+// recorded leg output, delivery and refund is looked up on the ledger by its transaction id: a record that is
+// consistent with itself but not with what the ledger moved (a delivery recorded larger than it was) is a finding.
+import { assetById } from '../assets/registry.js';
+import { CHAIN_NAMES, type AssetId, type ChainName } from '../assets/types.js';
+import { accountKey } from '../chains/accounts.js';
+import type { Balance, Transfer } from '../chains/types.js';
+import { FEES_ACCOUNT, holdingAccount, holdings, moneyFlows, type ChainAmount, type MoneyRecords } from './money.js';
+
+/** Prefix of the holding accounts (`holdingAccount(id)`): any such account belongs to an order. */
+const HOLDING_PREFIX = holdingAccount('');
+
+export interface AuditInput {
+  orders: readonly MoneyRecords[];
+  /** Ledger transfers: those into the orders' deposit addresses (the arrivals) and those the records name by
+   *  transaction id (leg outputs, deliveries, refunds); any other transfer is ignored. */
+  transfers: readonly Transfer[];
+  /** Ledger balances; only those of the orders' deposit addresses (on their source chains) and of holding accounts
+   *  (`order:<id>`, on any chain) are read. */
+  balances: readonly Balance[];
+  /** Orders whose stored state is not readable as money records: listed, and the report is not clean. */
+  unreadable?: readonly UnreadableOrder[];
+}
+
+export interface UnreadableOrder {
+  id: string;
+  reason: string;
+}
+
+export interface AuditRow {
+  chain: ChainName;
+  asset: AssetId;
+  /** Ledger: transfers into deposit addresses from accounts that are not the router's own. */
+  arrived: bigint;
+  /** Records: the orders' deposits. */
+  recorded: bigint;
+  /** Ledger: the part of `arrived` in another asset than the order's (left at the deposit address for an operator). */
+  foreign: bigint;
+  swappedIn: bigint;
+  swappedOut: bigint;
+  delivered: bigint;
+  refunded: bigint;
+  costs: bigint;
+  /** Records: what the orders' accounts hold (their `holdings`), plus foreign deposits where they arrived. */
+  held: bigint;
+  /** Ledger: balances of the orders' deposit addresses and holding accounts. */
+  ledgerHeld: bigint;
+  difference: bigint;
+  unrecorded: bigint;
+  heldMismatch: bigint;
+}
+
+/** A deposit of another asset than its order's: counted as held at `place` so it does not make a difference. */
+export interface ForeignDeposit {
+  order: string;
+  chain: ChainName;
+  asset: AssetId;
+  address: string;
+  txId: string;
+  from: string;
+  amount: bigint;
+  /** `foreign deposit at <address>`. */
+  place: string;
+}
+
+/** One order's disagreement between its records and the ledger: what an operator looks at first. */
+export type AuditFinding =
+  /** On the ledger, not in the order's deposits. */
+  | { kind: 'unrecorded_deposit'; order: string; chain: ChainName; asset: AssetId; address: string; txId: string; amount: bigint }
+  /** In the order's deposits (or recorded twice), not on the ledger as an arrival at its deposit address. */
+  | { kind: 'missing_deposit'; order: string; chain: ChainName; asset: AssetId; address: string; txId: string; amount: bigint }
+  /** The same transaction on both sides with different amounts. */
+  | { kind: 'deposit_amount'; order: string; chain: ChainName; asset: AssetId; address: string; txId: string; amount: bigint; recorded: bigint }
+  /** One account of the order holds another amount on the ledger than its records leave there. */
+  | { kind: 'held_mismatch'; order: string; chain: ChainName; asset: AssetId; address: string; held: bigint; ledgerHeld: bigint }
+  /** A recorded leg output (to the holding account), delivery or refund (to `address`) whose transaction the ledger
+   *  has with another amount, asset or destination, or not at all (`ledger` null). */
+  | { kind: 'flow_mismatch'; order: string; chain: ChainName; asset: AssetId; address: string; txId: string; what: string; amount: bigint; ledger: bigint | null };
+
+export interface AuditReport {
+  /** Orders audited (readable ones). */
+  orders: number;
+  /** One row per chain and asset any term touches, by chain (registry order), then asset id. */
+  rows: AuditRow[];
+  foreign: ForeignDeposit[];
+  findings: AuditFinding[];
+  unreadable: UnreadableOrder[];
+  /** Rows with a non-zero difference, unrecorded or heldMismatch. */
+  differing: number;
+  /** No row differs, no finding, no unreadable order. */
+  clean: boolean;
+}
+
+const TERMS = [
+  'arrived', 'recorded', 'foreign', 'swappedIn', 'swappedOut', 'delivered', 'refunded', 'costs', 'held', 'ledgerHeld',
+] as const;
+type Term = (typeof TERMS)[number];
+
+export const foreignPlace = (address: string) => `foreign deposit at ${address}`;
+
+const chainRank = (c: ChainName) => CHAIN_NAMES.indexOf(c);
+const chainOf = (asset: AssetId): ChainName => assetById(asset).chain;
+
+class Rows {
+  private readonly m = new Map<string, Record<Term, bigint> & { chain: ChainName; asset: AssetId }>();
+  add(term: Term, k: { chain: ChainName; asset: AssetId }, amount: bigint): void {
+    const key = `${k.chain}|${k.asset}`;
+    let row = this.m.get(key);
+    if (!row) {
+      row = { chain: k.chain, asset: k.asset, ...(Object.fromEntries(TERMS.map((t) => [t, 0n])) as Record<Term, bigint>) };
+      this.m.set(key, row);
+    }
+    row[term] += amount;
+  }
+  addAll(term: Term, list: readonly ChainAmount[]): void {
+    for (const a of list) this.add(term, a, a.amount);
+  }
+  rows(): AuditRow[] {
+    return [...this.m.values()]
+      .map((r) => ({
+        ...r,
+        difference: r.arrived + r.swappedIn - r.swappedOut - r.delivered - r.refunded - r.costs - r.held,
+        unrecorded: r.arrived - r.foreign - r.recorded,
+        heldMismatch: r.ledgerHeld - r.held,
+      }))
+      .sort((a, b) => chainRank(a.chain) - chainRank(b.chain) || (a.asset < b.asset ? -1 : a.asset > b.asset ? 1 : 0));
+  }
+}
+
+export const rowDiffers = (r: AuditRow): boolean => r.difference !== 0n || r.unrecorded !== 0n || r.heldMismatch !== 0n;
+
+/** Balances per account, keyed `<chain>|<account key>|<asset>`. */
+type AccountMap = Map<string, { chain: ChainName; asset: AssetId; address: string; amount: bigint }>;
+const accountId = (chain: ChainName, address: string, asset: AssetId) => `${chain}|${accountKey(chain, address)}|${asset}`;
+
+function addTo(m: AccountMap, chain: ChainName, asset: AssetId, address: string, amount: bigint): void {
+  const id = accountId(chain, address, asset);
+  const prior = m.get(id);
+  m.set(id, { chain, asset, address: prior?.address ?? address, amount: (prior?.amount ?? 0n) + amount });
+}
+
+export function auditMoney(input: AuditInput): AuditReport {
+  const rows = new Rows();
+  const foreign: ForeignDeposit[] = [];
+  const findings: AuditFinding[] = [];
+
+  // The router's own accounts: money moving between them is not an arrival. The mint is not one of them: it is
+  // external money, as a simulated deposit sent straight from it would be.
+  const depositOwner = new Map<string, MoneyRecords>();
+  for (const o of input.orders) if (o.vault) depositOwner.set(`${o.sourceChain}|${accountKey(o.sourceChain, o.vault.address)}`, o);
+  const isOwn = (chain: ChainName, address: string): boolean =>
+    address === FEES_ACCOUNT ||
+    address.startsWith(HOLDING_PREFIX) ||
+    address.startsWith('pool:') ||
+    depositOwner.has(`${chain}|${accountKey(chain, address)}`);
+
+  // Arrivals per order, oldest first (as the ledger lists them).
+  const arrivals = new Map<string, Transfer[]>();
+  const byTx = new Map<string, Transfer>();
+  for (const t of input.transfers) {
+    if (byTx.has(t.txId)) continue;
+    byTx.set(t.txId, t);
+    const owner = depositOwner.get(`${t.chain}|${accountKey(t.chain, t.to)}`);
+    if (!owner || isOwn(t.chain, t.from)) continue;
+    const list = arrivals.get(owner.id) ?? [];
+    list.push(t);
+    arrivals.set(owner.id, list);
+  }
+
+  // What the records leave in each account (foreign deposits included), to compare with the ledger per account.
+  const expected: AccountMap = new Map();
+  const accountOrder = new Map<string, string>();
+  for (const o of input.orders) {
+    const flows = moneyFlows(o);
+    rows.addAll('recorded', flows.deposited);
+    rows.addAll('swappedIn', flows.swappedIn);
+    rows.addAll('swappedOut', flows.swappedOut);
+    rows.addAll('delivered', flows.delivered);
+    rows.addAll('refunded', flows.refunded);
+    rows.addAll('costs', flows.costs);
+    for (const h of holdings(o)) {
+      rows.add('held', h, h.amount);
+      addTo(expected, h.chain, h.asset, h.address, h.amount);
+    }
+    if (o.vault) accountOrder.set(`${o.sourceChain}|${accountKey(o.sourceChain, o.vault.address)}`, o.id);
+
+    // Deposits matched by transaction id; the rest is listed on its side.
+    const recorded = new Map<string, bigint[]>();
+    for (const d of o.deposits) recorded.set(d.txId, [...(recorded.get(d.txId) ?? []), d.amount]);
+    const address = o.vault?.address ?? '';
+    const own = { order: o.id, chain: o.sourceChain, address };
+    for (const t of arrivals.get(o.id) ?? []) {
+      rows.add('arrived', t, t.amount);
+      if (t.asset !== o.route.from) {
+        rows.add('foreign', t, t.amount);
+        rows.add('held', t, t.amount);
+        addTo(expected, t.chain, t.asset, address, t.amount);
+        foreign.push({ ...own, asset: t.asset, txId: t.txId, from: t.from, amount: t.amount, place: foreignPlace(address) });
+        continue;
+      }
+      const amounts = recorded.get(t.txId);
+      const amount = amounts?.shift();
+      if (amount === undefined) findings.push({ kind: 'unrecorded_deposit', ...own, asset: t.asset, txId: t.txId, amount: t.amount });
+      else if (amount !== t.amount) findings.push({ kind: 'deposit_amount', ...own, asset: t.asset, txId: t.txId, amount: t.amount, recorded: amount });
+    }
+    for (const [txId, amounts] of recorded) {
+      for (const amount of amounts) findings.push({ kind: 'missing_deposit', ...own, asset: o.route.from, txId, amount });
+    }
+
+    // Flows out of the order's accounts, each against the ledger transfer its record names.
+    const flow = (what: string, asset: AssetId, to: string, txId: string | null, amount: bigint): void => {
+      if (txId === null) return; // nothing was sent (a refund that its cost took whole)
+      const chain = chainOf(asset);
+      const t = byTx.get(txId);
+      const same = t && t.chain === chain && t.asset === asset && accountKey(chain, t.to) === accountKey(chain, to) && t.amount === amount;
+      if (!same) findings.push({ kind: 'flow_mismatch', order: o.id, chain, asset, address: to, txId, what, amount, ledger: t ? t.amount : null });
+    };
+    for (const l of o.legs) if (l.amountOut > 0n) flow(`leg ${l.index}${l.unwind ? ' (unwind)' : ''} output`, l.to, holdingAccount(o.id), l.txId, l.amountOut);
+    if (o.delivery && o.delivery.amountOut > 0n) flow('delivery', o.delivery.asset, o.delivery.to, o.delivery.txId, o.delivery.amountOut);
+    for (const f of o.refunds) if (f.sent > 0n) flow(`refund ${f.reason}`, f.asset, f.to, f.txId, f.sent);
+  }
+
+  // The ledger's side: balances of deposit addresses and of every holding account (one without a readable order
+  // is money no record explains, so it is counted and shows as a mismatch).
+  const ledger: AccountMap = new Map();
+  for (const b of input.balances) {
+    const isDeposit = depositOwner.has(`${b.chain}|${accountKey(b.chain, b.address)}`);
+    if (!isDeposit && !b.address.startsWith(HOLDING_PREFIX)) continue;
+    rows.add('ledgerHeld', b, b.amount);
+    addTo(ledger, b.chain, b.asset, b.address, b.amount);
+  }
+  // Addresses as the orders spell them (a vault's checksummed form), not as the ledger keys them.
+  const spelt = (chain: ChainName, address: string): string => depositOwner.get(`${chain}|${accountKey(chain, address)}`)?.vault?.address ?? address;
+  const orderOf = (chain: ChainName, address: string): string =>
+    address.startsWith(HOLDING_PREFIX) ? address.slice(HOLDING_PREFIX.length) : (accountOrder.get(`${chain}|${accountKey(chain, address)}`) ?? '?');
+  for (const id of new Set([...expected.keys(), ...ledger.keys()])) {
+    const e = expected.get(id);
+    const l = ledger.get(id);
+    const held = e?.amount ?? 0n;
+    const ledgerHeld = l?.amount ?? 0n;
+    if (held === ledgerHeld) continue;
+    const a = (e ?? l)!;
+    findings.push({ kind: 'held_mismatch', order: orderOf(a.chain, a.address), chain: a.chain, asset: a.asset, address: spelt(a.chain, a.address), held, ledgerHeld });
+  }
+
+  const all = rows.rows();
+  const differing = all.filter(rowDiffers).length;
+  const unreadable = [...(input.unreadable ?? [])];
+  findings.sort((a, b) => (a.order < b.order ? -1 : a.order > b.order ? 1 : 0));
+  return {
+    orders: input.orders.length,
+    rows: all,
+    foreign,
+    findings,
+    unreadable,
+    differing,
+    clean: differing === 0 && findings.length === 0 && unreadable.length === 0,
+  };
+}
+
+// ---- reading stored contexts ----
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+type FieldType = 'string' | 'bigint' | 'number' | 'chain' | 'asset' | 'string|null';
+const isAsset = (v: unknown): boolean => {
+  if (typeof v !== 'string') return false;
+  try {
+    assetById(v);
+    return true;
+  } catch {
+    return false;
+  }
+};
+const KIND_NAMES: Record<FieldType, string> = {
+  string: 'a string', bigint: 'a bigint', number: 'a number', chain: 'a chain', asset: 'a known asset id', 'string|null': 'a string or null',
+};
+const isChain = (v: unknown): v is ChainName => typeof v === 'string' && (CHAIN_NAMES as readonly string[]).includes(v);
+
+/** Why `v` is not money records, or null when it is. Checks every field `holdings`, `moneyFlows` and the audit read,
+ *  so a stored context of another shape (an older machine) is reported instead of mis-summed. */
+export function moneyRecordsProblem(v: unknown): string | null {
+  if (!isObject(v)) return 'the context is not an object';
+  if (typeof v.id !== 'string') return 'id is not a string';
+  if (!isChain(v.sourceChain)) return 'sourceChain is not a chain';
+  if (!isObject(v.route) || !isAsset(v.route.from)) return 'route.from is not a known asset id';
+  if (v.vault !== null && !(isObject(v.vault) && typeof v.vault.address === 'string')) return 'vault is neither null nor {address}';
+  const fields = (list: unknown, name: string, shape: Record<string, FieldType>): string | null => {
+    if (!Array.isArray(list)) return `${name} is not a list`;
+    for (const [i, item] of list.entries()) {
+      const p = fieldsProblem(item, shape);
+      if (p) return `${name}[${i}] ${p}`;
+    }
+    return null;
+  };
+  return (
+    fields(v.deposits, 'deposits', { txId: 'string', amount: 'bigint' }) ??
+    fields(v.legs, 'legs', { index: 'number', from: 'asset', to: 'asset', holder: 'string', amountIn: 'bigint', cost: 'bigint', amountOut: 'bigint', txId: 'string' }) ??
+    (v.delivery === null ? null : fieldsProblem(v.delivery, { asset: 'asset', amountIn: 'bigint', cost: 'bigint', amountOut: 'bigint', to: 'string', txId: 'string' }, 'delivery')) ??
+    fields(v.refunds, 'refunds', { chain: 'chain', asset: 'asset', from: 'string', to: 'string', amount: 'bigint', cost: 'bigint', sent: 'bigint', txId: 'string|null' })
+  );
+}
+
+function fieldsProblem(v: unknown, shape: Record<string, FieldType>, name = ''): string | null {
+  const where = name ? `${name} ` : '';
+  if (!isObject(v)) return `${where}is not an object`.trim();
+  for (const [field, type] of Object.entries(shape)) {
+    const x = v[field];
+    const ok =
+      type === 'chain' ? isChain(x) : type === 'asset' ? isAsset(x) : type === 'string|null' ? x === null || typeof x === 'string' : typeof x === type;
+    if (!ok) return `${where}${field} is not ${KIND_NAMES[type]}`;
+  }
+  return null;
+}
+
+export function isMoneyRecords(v: unknown): v is MoneyRecords {
+  return moneyRecordsProblem(v) === null;
+}
+
+// ---- the wire form: amounts as decimal strings (--json and the admin subject answer the same JSON) ----
+
+type Wire<T> = { [K in keyof T]: T[K] extends bigint ? string : T[K] extends bigint | null ? string | null : T[K] };
+export type AuditRowJson = Wire<AuditRow>;
+export type ForeignDepositJson = Wire<ForeignDeposit>;
+type WireEach<T> = T extends unknown ? Wire<T> : never;
+export type AuditFindingJson = WireEach<AuditFinding>;
+export interface AuditReportJson {
+  orders: number;
+  rows: AuditRowJson[];
+  foreign: ForeignDepositJson[];
+  findings: AuditFindingJson[];
+  unreadable: UnreadableOrder[];
+  differing: number;
+  clean: boolean;
+}
+
+function wire<T extends object>(v: T): Wire<T> {
+  return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, typeof x === 'bigint' ? x.toString() : x])) as Wire<T>;
+}
+
+export function auditJson(r: AuditReport): AuditReportJson {
+  return {
+    orders: r.orders,
+    rows: r.rows.map(wire),
+    foreign: r.foreign.map(wire),
+    findings: r.findings.map((f) => wire(f) as AuditFindingJson),
+    unreadable: r.unreadable,
+    differing: r.differing,
+    clean: r.clean,
+  };
+}
