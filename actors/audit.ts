@@ -1,0 +1,126 @@
+// Reads what the money audit needs: every order's records from the store and, from the ledger, the transfers into
+// their deposit addresses, the transfers their records name and the balances of their accounts; `auditMoney`
+// (src/orders/audit.ts) does the sums.
+// Read-only. It holds every order's money records and the ledger's non-zero balances in memory at once (a few
+// hundred bytes per order: fine for the order counts of one host; a streaming audit would sum per page instead).
+import type { OrderContext } from '../machines/order.machine.js';
+import type { ChainName } from '../src/assets/types.js';
+import { CHAIN_NAMES } from '../src/assets/types.js';
+import { accountKey } from '../src/chains/accounts.js';
+import type { Balance, Chains, Transfer } from '../src/chains/types.js';
+import { auditMoney, moneyRecordsProblem, type AuditReport, type UnreadableOrder } from '../src/orders/audit.js';
+import { holdingAccount, type MoneyRecords } from '../src/orders/money.js';
+import type { ActorStore } from '../src/store/types.js';
+
+export interface AuditDeps {
+  store: Pick<ActorStore, 'list' | 'load'>;
+  chains: Pick<Chains, 'transfers' | 'balances'>;
+  /** Orders per store page; default 500. */
+  pageSize?: number;
+  /**
+   * The store and the ledger are read one after the other while a running service moves money between them (a leg
+   * written to the ledger before its record, a deposit not yet seen by the feed), so an order that disagrees is read
+   * again, both sides, up to `times` more times `delayMs` apart before it counts. Default 3 times, 250 ms.
+   */
+  recheck?: { times: number; delayMs: number };
+}
+
+// The order machine's context is a structural superset of the money records: this stops the build when it no
+// longer is, so the audit never reads fields the machine stopped keeping.
+const contextHoldsRecords = (c: OrderContext): MoneyRecords => c;
+void contextHoldsRecords;
+
+/** The order's money records from a stored snapshot (an order machine's context), or why they cannot be read. The
+ *  shape is checked at run time, not cast: a stored snapshot may predate the machine that reads it. */
+export function readOrderRecords(snapshot: unknown): MoneyRecords | string {
+  const context = snapshot !== null && typeof snapshot === 'object' && 'context' in snapshot ? snapshot.context : undefined;
+  if (context === undefined) return 'the snapshot has no context';
+  const problem = moneyRecordsProblem(context);
+  return problem ?? (context as MoneyRecords);
+}
+
+interface OrderData {
+  records: MoneyRecords;
+  transfers: Transfer[];
+}
+
+export async function runAudit(deps: AuditDeps): Promise<AuditReport> {
+  const { store, chains } = deps;
+  const pageSize = deps.pageSize ?? 500;
+  const recheck = deps.recheck ?? { times: 3, delayMs: 250 };
+
+  const orders = new Map<string, OrderData>();
+  const unreadable = new Map<string, UnreadableOrder>();
+
+  async function readOrder(id: string): Promise<void> {
+    orders.delete(id);
+    unreadable.delete(id);
+    const stored = await store.load('order', id);
+    if (!stored) return;
+    const records = readOrderRecords(stored.snapshot);
+    if (typeof records === 'string') {
+      unreadable.set(id, { id, reason: records });
+      return;
+    }
+    orders.set(id, { records, transfers: await transfersOf(records) });
+  }
+
+  /** The arrivals at the order's deposit address, and the transfers its records name (by the unique tx id). */
+  async function transfersOf(r: MoneyRecords): Promise<Transfer[]> {
+    const out: Transfer[] = [];
+    if (r.vault) {
+      const key = accountKey(r.sourceChain, r.vault.address);
+      const list = await chains.transfers({ chain: r.sourceChain, address: r.vault.address });
+      out.push(...list.filter((t) => accountKey(t.chain, t.to) === key));
+    }
+    const named = [...r.legs.map((l) => l.txId), r.delivery?.txId, ...r.refunds.map((f) => f.txId)];
+    for (const txId of named) if (txId) out.push(...(await chains.transfers({ txId })));
+    return out;
+  }
+
+  for (let afterId: string | undefined; ; ) {
+    const page = await store.list({ kind: 'order', limit: pageSize, ...(afterId !== undefined ? { afterId } : {}) });
+    for (const s of page) await readOrder(s.id);
+    if (page.length < pageSize) break;
+    afterId = page.at(-1)!.id;
+  }
+  // Every non-zero balance in one read: one pass over the ledger's balances instead of a query per account.
+  let balances: Balance[] = await chains.balances();
+
+  const audit = () =>
+    auditMoney({
+      orders: [...orders.values()].map((o) => o.records),
+      transfers: [...orders.values()].flatMap((o) => o.transfers),
+      balances,
+      unreadable: [...unreadable.values()],
+    });
+
+  let report = audit();
+  for (let i = 0; i < recheck.times && !report.clean; i++) {
+    await new Promise((r) => setTimeout(r, recheck.delayMs));
+    const ids = new Set([...report.findings.map((f) => f.order), ...report.unreadable.map((u) => u.id)]);
+    const fresh: Balance[] = [];
+    for (const id of ids) {
+      await readOrder(id);
+      fresh.push(...(await balancesOf(id, orders.get(id)?.records ?? null)));
+    }
+    const reread = new Set(fresh.map(accountOf));
+    for (const id of ids) {
+      const r = orders.get(id)?.records;
+      for (const chain of CHAIN_NAMES) reread.add(`${chain}|${holdingAccount(id)}`);
+      if (r?.vault) reread.add(`${r.sourceChain}|${accountKey(r.sourceChain, r.vault.address)}`);
+    }
+    balances = [...balances.filter((b) => !reread.has(accountOf(b))), ...fresh];
+    report = audit();
+  }
+  return report;
+
+  async function balancesOf(id: string, r: MoneyRecords | null): Promise<Balance[]> {
+    const out: Balance[] = [];
+    for (const chain of CHAIN_NAMES) out.push(...(await chains.balances({ chain, address: holdingAccount(id) })));
+    if (r?.vault) out.push(...(await chains.balances({ chain: r.sourceChain, address: r.vault.address })));
+    return out;
+  }
+}
+
+const accountOf = (b: { chain: ChainName; address: string }) => `${b.chain}|${accountKey(b.chain, b.address)}`;
