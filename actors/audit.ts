@@ -14,13 +14,14 @@ import type { ActorStore } from '../src/store/types.js';
 
 export interface AuditDeps {
   store: Pick<ActorStore, 'list' | 'load'>;
-  chains: Pick<Chains, 'transfers' | 'balances'>;
+  chains: Pick<Chains, 'transfers' | 'balances' | 'height'>;
   /** Orders per store page; default 500. */
   pageSize?: number;
   /**
    * The store and the ledger are read one after the other while a running service moves money between them (a leg
    * written to the ledger before its record, a deposit not yet seen by the feed), so an order that disagrees is read
-   * again, both sides, up to `times` more times `delayMs` apart before it counts. Default 3 times, 250 ms.
+   * again, both sides, up to `times` more times `delayMs` apart before it counts. Default 4 times 500 ms apart,
+   * longer than the deposit feed's default poll (1 s), so a mined deposit has been told to its order.
    */
   recheck?: { times: number; delayMs: number };
 }
@@ -47,7 +48,7 @@ interface OrderData {
 export async function runAudit(deps: AuditDeps): Promise<AuditReport> {
   const { store, chains } = deps;
   const pageSize = deps.pageSize ?? 500;
-  const recheck = deps.recheck ?? { times: 3, delayMs: 250 };
+  const recheck = deps.recheck ?? { times: 4, delayMs: 500 };
 
   const orders = new Map<string, OrderData>();
   const unreadable = new Map<string, UnreadableOrder>();
@@ -86,6 +87,12 @@ export async function runAudit(deps: AuditDeps): Promise<AuditReport> {
   }
   // Every non-zero balance in one read: one pass over the ledger's balances instead of a query per account.
   let balances: Balance[] = await chains.balances();
+  // Read after the transfers: an arrival in a later block was pending when read, so no order can have seen it.
+  const heights: Partial<Record<ChainName, number>> = {};
+  const readHeights = async () => {
+    for (const chain of CHAIN_NAMES) heights[chain] = await chains.height(chain);
+  };
+  await readHeights();
 
   const audit = () =>
     auditMoney({
@@ -93,6 +100,7 @@ export async function runAudit(deps: AuditDeps): Promise<AuditReport> {
       transfers: [...orders.values()].flatMap((o) => o.transfers),
       balances,
       unreadable: [...unreadable.values()],
+      heights,
     });
 
   let report = audit();
@@ -111,6 +119,7 @@ export async function runAudit(deps: AuditDeps): Promise<AuditReport> {
       if (r?.vault) reread.add(`${r.sourceChain}|${accountKey(r.sourceChain, r.vault.address)}`);
     }
     balances = [...balances.filter((b) => !reread.has(accountOf(b))), ...fresh];
+    await readHeights();
     report = audit();
   }
   return report;

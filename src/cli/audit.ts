@@ -5,7 +5,7 @@
 import { assetById } from '../assets/registry.js';
 import type { AssetId } from '../assets/types.js';
 import { writeAmount } from '../assets/amounts.js';
-import type { AuditFindingJson, AuditReportJson, AuditRowJson } from '../orders/audit.js';
+import type { AuditFindingJson, AuditReportJson, AuditRowJson, PlacedDepositJson } from '../orders/audit.js';
 
 /** 0 when every difference is 0 (the report is clean), 1 otherwise. */
 export const auditExitCode = (r: Pick<AuditReportJson, 'clean'>): number => (r.clean ? 0 : 1);
@@ -14,6 +14,7 @@ const TERMS: Array<[keyof AuditRowJson, string]> = [
   ['arrived', 'arrived'],
   ['recorded', 'recorded'],
   ['foreign', 'foreign'],
+  ['pending', 'pending'],
   ['swappedIn', 'swapped in'],
   ['swappedOut', 'swapped out'],
   ['delivered', 'delivered'],
@@ -90,17 +91,20 @@ export function renderAudit(r: AuditReportJson): string {
   const out: string[] = [
     `audit of ${r.orders} order${r.orders === 1 ? '' : 's'}: per chain and asset, in base units and whole units`,
     'difference = arrived + swapped in - swapped out - delivered - refunded - costs - held',
-    'unrecorded = arrived - foreign - recorded; held mismatch = ledger held - held; each must be 0',
+    'unrecorded = arrived - foreign - pending - recorded; held mismatch = ledger held - held; each must be 0',
   ];
   if (!r.rows.length) out.push('', '(no money has moved)');
   for (const row of r.rows) out.push('', ...renderRow(row));
-  if (r.foreign.length) {
-    out.push('', 'foreign deposits (another asset than the order\'s; held where they arrived, for an operator)');
+  const placed = (title: string, list: PlacedDepositJson[]) => {
+    if (!list.length) return;
+    out.push('', title);
     out.push(...align([
       ['ORDER', 'ASSET', 'AMOUNT', 'FROM', 'TX', 'PLACE'],
-      ...r.foreign.map((f) => [f.order, assetName(f.asset), `${f.amount} (${whole(f.amount, f.asset)})`, f.from, f.txId, f.place]),
+      ...list.map((f) => [f.order, assetName(f.asset), `${f.amount} (${whole(f.amount, f.asset)})`, f.from, f.txId, f.place]),
     ]));
-  }
+  };
+  placed('foreign deposits (another asset than the order\'s; held where they arrived, for an operator)', r.foreign);
+  placed('pending deposits (in a block not mined yet; held where they arrived until their order records them)', r.pending);
   if (r.findings.length) {
     out.push('', 'findings');
     out.push(...align([['ORDER', 'KIND', 'WHAT'], ...r.findings.map((f) => [f.order, f.kind, describe(f)])]));

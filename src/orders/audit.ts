@@ -4,7 +4,7 @@
 //
 // Per chain and asset:
 //   difference   = arrived + swappedIn − swappedOut − delivered − refunded − costs − held
-//   unrecorded   = arrived − foreign − recorded
+//   unrecorded   = arrived − foreign − pending − recorded
 //   heldMismatch = ledgerHeld − held
 // `arrived` and `ledgerHeld` come from the ledger, every other term from the records, so a difference of 0 says that
 // every unit that reached a deposit address from outside is accounted for by the records, and a heldMismatch of 0
@@ -12,6 +12,10 @@
 // venues, fees, recipients and refund addresses, adds up to what the records say left). Beside the sums, every
 // recorded leg output, delivery and refund is looked up on the ledger by its transaction id: a record that is
 // consistent with itself but not with what the ledger moved (a delivery recorded larger than it was) is a finding.
+//
+// Two kinds of arrival are counted as held where they arrived instead of as recorded deposits, and listed: a deposit
+// of another asset than the order's (`foreign`: the deposit feed leaves it for an operator), and one still pending in
+// a block not mined yet (`pending`: no order can have seen it; it is recorded once mined).
 import { assetById } from '../assets/registry.js';
 import { CHAIN_NAMES, type AssetId, type ChainName } from '../assets/types.js';
 import { accountKey } from '../chains/accounts.js';
@@ -31,6 +35,8 @@ export interface AuditInput {
   balances: readonly Balance[];
   /** Orders whose stored state is not readable as money records: listed, and the report is not clean. */
   unreadable?: readonly UnreadableOrder[];
+  /** Chain heights when the ledger was read: an arrival in a later block is pending. Absent: none is. */
+  heights?: Partial<Record<ChainName, number>>;
 }
 
 export interface UnreadableOrder {
@@ -47,12 +53,14 @@ export interface AuditRow {
   recorded: bigint;
   /** Ledger: the part of `arrived` in another asset than the order's (left at the deposit address for an operator). */
   foreign: bigint;
+  /** Ledger: the part of `arrived` of the order's asset, not recorded, in a block not mined yet. */
+  pending: bigint;
   swappedIn: bigint;
   swappedOut: bigint;
   delivered: bigint;
   refunded: bigint;
   costs: bigint;
-  /** Records: what the orders' accounts hold (their `holdings`), plus foreign deposits where they arrived. */
+  /** Records: what the orders' accounts hold (their `holdings`), plus foreign and pending deposits where they arrived. */
   held: bigint;
   /** Ledger: balances of the orders' deposit addresses and holding accounts. */
   ledgerHeld: bigint;
@@ -61,8 +69,9 @@ export interface AuditRow {
   heldMismatch: bigint;
 }
 
-/** A deposit of another asset than its order's: counted as held at `place` so it does not make a difference. */
-export interface ForeignDeposit {
+/** A deposit counted as held at `place` where it arrived (not as a recorded deposit), so it makes no difference:
+ *  of another asset than its order's (foreign), or not mined yet (pending). */
+export interface PlacedDeposit {
   order: string;
   chain: ChainName;
   asset: AssetId;
@@ -70,7 +79,7 @@ export interface ForeignDeposit {
   txId: string;
   from: string;
   amount: bigint;
-  /** `foreign deposit at <address>`. */
+  /** `foreign deposit at <address>` or `pending deposit at <address>`. */
   place: string;
 }
 
@@ -93,7 +102,8 @@ export interface AuditReport {
   orders: number;
   /** One row per chain and asset any term touches, by chain (registry order), then asset id. */
   rows: AuditRow[];
-  foreign: ForeignDeposit[];
+  foreign: PlacedDeposit[];
+  pending: PlacedDeposit[];
   findings: AuditFinding[];
   unreadable: UnreadableOrder[];
   /** Rows with a non-zero difference, unrecorded or heldMismatch. */
@@ -103,11 +113,12 @@ export interface AuditReport {
 }
 
 const TERMS = [
-  'arrived', 'recorded', 'foreign', 'swappedIn', 'swappedOut', 'delivered', 'refunded', 'costs', 'held', 'ledgerHeld',
+  'arrived', 'recorded', 'foreign', 'pending', 'swappedIn', 'swappedOut', 'delivered', 'refunded', 'costs', 'held', 'ledgerHeld',
 ] as const;
 type Term = (typeof TERMS)[number];
 
 export const foreignPlace = (address: string) => `foreign deposit at ${address}`;
+export const pendingPlace = (address: string) => `pending deposit at ${address}`;
 
 const chainRank = (c: ChainName) => CHAIN_NAMES.indexOf(c);
 const chainOf = (asset: AssetId): ChainName => assetById(asset).chain;
@@ -131,7 +142,7 @@ class Rows {
       .map((r) => ({
         ...r,
         difference: r.arrived + r.swappedIn - r.swappedOut - r.delivered - r.refunded - r.costs - r.held,
-        unrecorded: r.arrived - r.foreign - r.recorded,
+        unrecorded: r.arrived - r.foreign - r.pending - r.recorded,
         heldMismatch: r.ledgerHeld - r.held,
       }))
       .sort((a, b) => chainRank(a.chain) - chainRank(b.chain) || (a.asset < b.asset ? -1 : a.asset > b.asset ? 1 : 0));
@@ -152,7 +163,8 @@ function addTo(m: AccountMap, chain: ChainName, asset: AssetId, address: string,
 
 export function auditMoney(input: AuditInput): AuditReport {
   const rows = new Rows();
-  const foreign: ForeignDeposit[] = [];
+  const foreign: PlacedDeposit[] = [];
+  const pending: PlacedDeposit[] = [];
   const findings: AuditFinding[] = [];
 
   // The router's own accounts: money moving between them is not an arrival. The mint is not one of them: it is
@@ -211,7 +223,13 @@ export function auditMoney(input: AuditInput): AuditReport {
       }
       const amounts = recorded.get(t.txId);
       const amount = amounts?.shift();
-      if (amount === undefined) findings.push({ kind: 'unrecorded_deposit', ...own, asset: t.asset, txId: t.txId, amount: t.amount });
+      const height = input.heights?.[t.chain];
+      if (amount === undefined && height !== undefined && t.block > height) {
+        rows.add('pending', t, t.amount);
+        rows.add('held', t, t.amount);
+        addTo(expected, t.chain, t.asset, address, t.amount);
+        pending.push({ ...own, asset: t.asset, txId: t.txId, from: t.from, amount: t.amount, place: pendingPlace(address) });
+      } else if (amount === undefined) findings.push({ kind: 'unrecorded_deposit', ...own, asset: t.asset, txId: t.txId, amount: t.amount });
       else if (amount !== t.amount) findings.push({ kind: 'deposit_amount', ...own, asset: t.asset, txId: t.txId, amount: t.amount, recorded: amount });
     }
     for (const [txId, amounts] of recorded) {
@@ -262,6 +280,7 @@ export function auditMoney(input: AuditInput): AuditReport {
     orders: input.orders.length,
     rows: all,
     foreign,
+    pending,
     findings,
     unreadable,
     differing,
@@ -331,13 +350,14 @@ export function isMoneyRecords(v: unknown): v is MoneyRecords {
 
 type Wire<T> = { [K in keyof T]: T[K] extends bigint ? string : T[K] extends bigint | null ? string | null : T[K] };
 export type AuditRowJson = Wire<AuditRow>;
-export type ForeignDepositJson = Wire<ForeignDeposit>;
+export type PlacedDepositJson = Wire<PlacedDeposit>;
 type WireEach<T> = T extends unknown ? Wire<T> : never;
 export type AuditFindingJson = WireEach<AuditFinding>;
 export interface AuditReportJson {
   orders: number;
   rows: AuditRowJson[];
-  foreign: ForeignDepositJson[];
+  foreign: PlacedDepositJson[];
+  pending: PlacedDepositJson[];
   findings: AuditFindingJson[];
   unreadable: UnreadableOrder[];
   differing: number;
@@ -353,6 +373,7 @@ export function auditJson(r: AuditReport): AuditReportJson {
     orders: r.orders,
     rows: r.rows.map(wire),
     foreign: r.foreign.map(wire),
+    pending: r.pending.map(wire),
     findings: r.findings.map((f) => wire(f) as AuditFindingJson),
     unreadable: r.unreadable,
     differing: r.differing,

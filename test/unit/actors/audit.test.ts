@@ -19,9 +19,11 @@ const address = (n: number) => `0xAbCdEf${n.toString(16).padStart(34, '0')}`;
 
 let store: ActorStore;
 let chains: SimChains;
+let clock: ManualClock;
 beforeEach(() => {
   store = openSqliteStore(':memory:');
-  chains = openSimChains({ file: ':memory:', clock: new ManualClock(), pollMs: 0 });
+  clock = new ManualClock();
+  chains = openSimChains({ file: ':memory:', clock, pollMs: 0 });
 });
 afterEach(async () => {
   await chains.close();
@@ -110,9 +112,19 @@ describe('runAudit over a store and a ledger', () => {
     expect(once.findings.map((f) => f.kind)).toContain('held_mismatch');
   });
 
+  it('a deposit in a block not mined yet is pending: held where it arrived, listed, clean', async () => {
+    const r = await funded('o-pending', 1, 3_000_000n);
+    await save('o-pending', { ...r, deposits: [] });
+    const report = await runAudit({ store, chains, recheck: { times: 0, delayMs: 0 } });
+    expect(report.rows.find((x) => x.asset === BASE_USDC)).toMatchObject({ arrived: 3_000_000n, recorded: 0n, pending: 3_000_000n, held: 3_000_000n, ledgerHeld: 3_000_000n, unrecorded: 0n, heldMismatch: 0n });
+    expect(report.pending).toEqual([expect.objectContaining({ order: 'o-pending', txId: r.deposits[0]!.txId, place: `pending deposit at ${address(1)}` })]);
+    expect(report.clean).toBe(true);
+  });
+
   it('a disagreement that stays is reported after the rereads', async () => {
     const r = await funded('o-stuck', 1, 3_000_000n);
     await save('o-stuck', { ...r, deposits: [] });
+    clock.advance(10_000); // the deposit's block is mined: its order could have recorded it
     const report = await runAudit({ store, chains, recheck: { times: 2, delayMs: 1 } });
     expect(report.findings.map((f) => f.kind).sort()).toEqual(['held_mismatch', 'unrecorded_deposit']);
     expect(report.clean).toBe(false);

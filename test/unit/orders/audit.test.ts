@@ -138,6 +138,21 @@ describe('an unrecorded late deposit: the ledger has money the records never saw
     expect(text).toMatch(/ {2}unrecorded +7000000 +7 {2}<- not 0\n/);
   });
 
+  it('the same deposit still in a block not mined yet is pending: held where it arrived, listed, clean', async () => {
+    const o = order('o-late', DEP_1);
+    await deposit(o, 2_500_000_000n);
+    await execute(o, 2_500_000_000n, 1_000_000n, 2_498_000_000n, 500_000n);
+    const late = await deposit(o, 7_000_000n, { record: false });
+    const r = auditMoney({ orders: [o], transfers: await chains.transfers(), balances: await chains.balances(), heights: { base: late.block - 1 } });
+    expect(row(r, BASE_USDC)).toMatchObject({ arrived: 2_507_000_000n, recorded: 2_500_000_000n, pending: 7_000_000n, held: 7_000_000n, ledgerHeld: 7_000_000n, ...zeroChecks });
+    expect(r.pending).toEqual([{ order: 'o-late', chain: 'base', asset: BASE_USDC, address: DEP_1, txId: late.txId, from: SENDER, amount: 7_000_000n, place: `pending deposit at ${DEP_1}` }]);
+    expect(r).toMatchObject({ findings: [], clean: true });
+    expect(renderAudit(auditJson(r))).toContain(`pending deposit at ${DEP_1}`);
+    // Once its block is mined, an order could have seen it: unrecorded.
+    const mined = auditMoney({ orders: [o], transfers: await chains.transfers(), balances: await chains.balances(), heights: { base: late.block } });
+    expect(row(mined, BASE_USDC)).toMatchObject({ pending: 0n, unrecorded: 7_000_000n });
+  });
+
   it('a recorded deposit the ledger never saw, and one recorded with another amount, are findings too', async () => {
     const o = order('o-ghost', DEP_1);
     const t = await deposit(o, 3_000_000n);
