@@ -1,14 +1,12 @@
 // The simulated chains adapter: one SQLite ledger of transfers and balances for all chains, heights from the clock.
 // Each transfer commits (WAL, synchronous=FULL) before its promise resolves, so a SIGKILL never loses or repeats one.
-import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import { CHAINS } from '../assets/chains.js';
 import { assetById } from '../assets/registry.js';
 import { CHAIN_NAMES, type AssetId, type ChainName } from '../assets/types.js';
 import type { Clock } from '../clock.js';
 import { ConfigError, InvalidAddress, InvalidAmount, InvalidRequest, UnknownAsset, Unavailable } from '../errors.js';
+import { openPrivateDatabase } from '../store/private-files.js';
 import { MINT_ACCOUNT, accountKey, isUnbounded } from './accounts.js';
 import { BLOCK_MS, REQUIRED_CONFIRMATIONS, confirmationsAt, heightAt } from './blocks.js';
 import { InsufficientFunds } from './errors.js';
@@ -119,8 +117,8 @@ export function openSimChains(opts: SimChainsOptions): SimChains {
   const required = policy('requiredConfirmations', opts.requiredConfirmations, REQUIRED_CONFIRMATIONS, 0);
   const pollMs = opts.pollMs ?? 500;
 
-  if (opts.file !== ':memory:') mkdirSync(dirname(opts.file), { recursive: true });
-  const db = new Database(opts.file);
+  // Private like the store it shares a file with: data dir 0700 when created here, file 0600.
+  const db = openPrivateDatabase(opts.file);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
   db.pragma('busy_timeout = 5000');

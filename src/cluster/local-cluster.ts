@@ -4,9 +4,10 @@
 // processes at will.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createLogger } from '../log.js';
+import { ensurePrivateDir } from '../store/private-files.js';
 import { loadOrCreateSeed } from '../vaults/index.js';
 import { freePort, NATS_USERS, startNatsServer, type NatsServer } from './nats-server.js';
 
@@ -104,7 +105,7 @@ function launch(name: string, args: string[], env: Record<string, string>, inher
 
 export async function startLocalCluster(opts: LocalClusterOptions): Promise<LocalCluster> {
   const dataDir = resolve(opts.dataDir);
-  mkdirSync(dataDir, { recursive: true });
+  ensurePrivateDir(dataDir);
   // One seed for every worker (workers never generate one): made here once, as embedded mode would, and handed over.
   await loadOrCreateSeed({ configured: null, dataDir, logger: createLogger('silent'), allowGenerate: true });
   const seed = readFileSync(join(dataDir, 'vault-seed'), 'utf8').trim();

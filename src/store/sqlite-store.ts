@@ -1,12 +1,11 @@
 // SQLite adapter of the store port (embedded mode, and processes of one host sharing one file).
 // WAL + synchronous=FULL: a save has reached the disk before the runtime answers (persist before you answer).
-import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import type Database from 'better-sqlite3';
 import type { ActorKind } from '../bus/types.js';
 import { SnapshotConflict } from '../errors.js';
 import { decodeJson, encodeJson } from './codec.js';
 import { checkLimit } from './paging.js';
+import { openPrivateDatabase, restrictSqliteFiles } from './private-files.js';
 import type { ActorStore, ActorSummary, OrderIndex, OrderListRow, OrderQuery, SaveActor, StoredActor, Transition } from './types.js';
 
 interface Row {
@@ -89,12 +88,14 @@ function indexOfHead(h: Head): OrderIndex | null {
 }
 
 export function openSqliteStore(file: string): ActorStore {
-  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-  const db = new Database(file);
+  // The data dir 0700 when it is created here, the file and its -wal/-shm 0600 (private-files.ts).
+  const db = openPrivateDatabase(file);
   // busy_timeout first: switching a file to WAL takes a lock that another process opening it may hold.
   db.pragma('busy_timeout = 5000');
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
+  // The WAL files exist now; SQLite gave them the database's mode, and older ones left readable are tightened.
+  restrictSqliteFiles(file);
   // Under the write lock, so two processes opening one old file do not both add a column (the second would fail
   // with "duplicate column name").
   db.transaction(() => {

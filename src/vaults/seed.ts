@@ -4,12 +4,13 @@ import { mnemonicToSeedSync, validateMnemonic } from '@scure/bip39';
 import { wordlist } from '@scure/bip39/wordlists/english';
 import { randomBytes } from 'node:crypto';
 import { constants as fsConstants } from 'node:fs';
-import { link, mkdir, open, readFile, stat, unlink } from 'node:fs/promises';
+import { link, open, readFile, stat, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { inspect } from 'node:util';
 import { HDKey, generateMnemonic } from 'viem/accounts';
 import { ConfigError } from '../errors.js';
 import type { Logger } from '../log.js';
+import { ensurePrivateDir } from '../store/private-files.js';
 
 /** The config variable holding the seed; every error about a configured seed names it. */
 export const SEED_VARIABLE = 'ROUTER_VAULT_SEED';
@@ -116,7 +117,7 @@ export async function loadOrCreateSeed(opts: LoadSeedOptions): Promise<MasterSee
   let seed = await readSeedFile(file, opts.logger);
   let created = false;
   if (!seed) {
-    await mkdir(opts.dataDir, { recursive: true });
+    ensurePrivateDir(opts.dataDir);
     created = await writeSeedFile(file, generateMnemonic(wordlist, 256));
     // Read back what is on disk: when another process won the race to create the file, its seed is the one.
     seed = await readSeedFile(file, opts.logger);
