@@ -1,0 +1,52 @@
+// Commands of the order actor and the replies they answer with. Every order command answers the order as it is
+// after the command (OrderView); on an order that does not exist, every command but `order.create` fails with
+// OrderNotFound. POST /order sends, in this order: `quote.get`, `quote.bind` (src/protocol/quote.ts), `order.create`.
+import type { OrderView } from '../orders/types.js';
+import type { Quote } from '../quotes/types.js';
+import type { CommandOf } from './protocol.js';
+
+/** Creates the order (issuing its deposit address) and answers once it awaits its deposit. On an order that exists
+ *  it answers that order unchanged, so a retry after a crash between `quote.bind` and `order.create` completes the
+ *  creation. Addresses are normalised by the edge; `refundAddress` null means "the first deposit's sender". */
+export interface OrderCreate {
+  type: 'order.create';
+  quote: Quote;
+  toAddress: string;
+  refundAddress: string | null;
+}
+
+/** Reads the order. */
+export interface OrderGet {
+  type: 'order.get';
+}
+
+/** A deposit to the order's address, told by the deposit feed at least once per pass ("seen" with any number of
+ *  confirmations, then "confirmed" with `required`); the order deduplicates by `txId`. */
+export interface OrderDeposit {
+  type: 'deposit';
+  txId: string;
+  from: string;
+  /** Base units of the order's `from` asset. */
+  amount: bigint;
+  confirmations: number;
+  /** Confirmations the source chain needs before the deposit is spent. */
+  required: number;
+}
+
+/** Cancels an order that has not started executing, or unwinds a stalled or frozen one: what it holds goes back
+ *  through the machine's one refund path. An order in another state (executing, done) fails with
+ *  OrderNotCancellable; otherwise the reply shows the order as it is afterwards (closing or unwinding). */
+export interface OrderUnwind {
+  type: 'order.unwind';
+  /** Why, for the operator's record. */
+  reason?: string;
+}
+
+export interface OrderProtocol {
+  'order.create': { command: OrderCreate; reply: OrderView };
+  'order.get': { command: OrderGet; reply: OrderView };
+  deposit: { command: OrderDeposit; reply: OrderView };
+  'order.unwind': { command: OrderUnwind; reply: OrderView };
+}
+
+export type OrderCommand = CommandOf<OrderProtocol>;
