@@ -40,6 +40,15 @@ export default tseslint.config(
     },
   },
   {
+    files: ['actors/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        // The CLI is an entry point; what it shares with the service (admin wire shapes) lives in src/protocol/.
+        patterns: [{ group: ['**/src/cli/**', '**/http/**'], message: 'actors/ may import machines/ and src/ (not its CLI) only; shared wire shapes are in src/protocol/.' }],
+      }],
+    },
+  },
+  {
     files: ['http/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', {

@@ -5,20 +5,29 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { ServiceMsg } from '@nats-io/services';
-import type { ActorKind } from '../src/bus/types.js';
+import { svcm } from '../src/bus/nats-services.js';
+import type { Logger } from '../src/log.js';
 import {
+  ACTOR_KINDS,
   ACTORS_LIMIT,
+  ADMIN_ENDPOINTS,
+  ADMIN_GROUP,
   ADMIN_SERVICE_NAME,
-  svcm,
+  type ActorKind,
   type AdminActorAnswer,
+  type AdminActorRequest,
   type AdminActorsAnswer,
+  type AdminActorsRequest,
+  type AdminAnswer,
   type AdminCountsAnswer,
+  type AdminEmptyRequest,
+  type AdminEndpoint,
   type AdminErrorAnswer,
   type AdminErrorCode,
+  type AdminRequest,
   type AdminShardsAnswer,
   type AdminWorkerRow,
-} from '../src/cli/admin.js';
-import type { Logger } from '../src/log.js';
+} from '../src/protocol/index.js';
 import { decodeJson, encodeJson } from '../src/store/codec.js';
 import type { ActorStore } from '../src/store/types.js';
 import type { ShardDirectory } from './shard-directory.js';
@@ -40,10 +49,6 @@ export interface AdminService {
   stop(): Promise<void>;
 }
 
-// Every kind, checked by the compiler: adding an ActorKind without listing it here fails to build.
-const KIND_SET: Record<ActorKind, true> = { quote: true, order: true };
-const KINDS = Object.keys(KIND_SET) as ActorKind[];
-
 /** One queue group for every instance: a request is answered once, by any worker. */
 const QUEUE = 'router-admin';
 // Ids never hold control characters; refusing them also keeps them out of the error header (CR/LF would break it).
@@ -56,14 +61,14 @@ const SCHEMAS = {
     type: 'object',
     additionalProperties: false,
     required: ['kind', 'id'],
-    properties: { kind: { enum: KINDS }, id: ID },
+    properties: { kind: { enum: ACTOR_KINDS }, id: ID },
   },
   actors: {
     type: 'object',
     additionalProperties: false,
     required: ['kind'],
     properties: {
-      kind: { enum: KINDS },
+      kind: { enum: ACTOR_KINDS },
       status: { anyOf: [STATUS, { type: 'array', items: STATUS, minItems: 1, maxItems: 32 }] },
       limit: { type: 'integer', minimum: 1, maximum: ACTORS_LIMIT.max },
       after: ID,
@@ -71,17 +76,6 @@ const SCHEMAS = {
   },
   none: { type: 'object', additionalProperties: false, properties: {} },
 } as const;
-
-interface ActorRequest {
-  kind: ActorKind;
-  id: string;
-}
-interface ActorsRequest {
-  kind: ActorKind;
-  status?: string | string[];
-  limit?: number;
-  after?: string;
-}
 
 /** An answer that is an error by design (bad request, not found), with the services error code. */
 class AdminFailure extends Error {
@@ -112,17 +106,21 @@ function xstateParts(snapshot: unknown): Pick<AdminActorAnswer, 'state' | 'conte
   return { state: null, context: snapshot };
 }
 
+/** How one endpoint is served: its request check, its handler, and the shapes discovery shows. */
+interface Endpoint<E extends AdminEndpoint> {
+  validate: ValidateFunction<AdminRequest<E>>;
+  handle(request: AdminRequest<E>): Promise<AdminAnswer<E>>;
+  request: string;
+  response: string;
+}
+
 export async function createAdminService(deps: AdminServiceDeps): Promise<AdminService> {
   const { nc, store, directory, workerId, logger } = deps;
   const log = logger.child({ component: 'admin', worker: workerId });
   const ajv = new Ajv2020({ strict: true, allErrors: false });
-  const validators = {
-    actor: ajv.compile<ActorRequest>(SCHEMAS.actor),
-    actors: ajv.compile<ActorsRequest>(SCHEMAS.actors),
-    none: ajv.compile<Record<string, never>>(SCHEMAS.none),
-  };
+  const none = ajv.compile<AdminEmptyRequest>(SCHEMAS.none);
 
-  async function actor(q: ActorRequest): Promise<AdminActorAnswer> {
+  async function actor(q: AdminActorRequest): Promise<AdminActorAnswer> {
     const a = await store.load(q.kind, q.id);
     if (!a) throw new AdminFailure(404, 'not_found', `no ${q.kind} actor with id "${q.id}"`);
     return {
@@ -139,7 +137,7 @@ export async function createAdminService(deps: AdminServiceDeps): Promise<AdminS
     };
   }
 
-  async function actors(q: ActorsRequest): Promise<AdminActorsAnswer> {
+  async function actors(q: AdminActorsRequest): Promise<AdminActorsAnswer> {
     const limit = q.limit ?? ACTORS_LIMIT.default;
     const status = q.status === undefined ? null : Array.isArray(q.status) ? q.status : [q.status];
     // One row more than the page tells whether another page exists without a count query.
@@ -165,7 +163,7 @@ export async function createAdminService(deps: AdminServiceDeps): Promise<AdminS
 
   async function counts(): Promise<AdminCountsAnswer> {
     const [rows, live] = await Promise.all([store.counts(), directory.workers()]);
-    const totals = Object.fromEntries(KINDS.map((k) => [k, 0])) as Record<ActorKind, number>;
+    const totals = Object.fromEntries(ACTOR_KINDS.map((k) => [k, 0])) as Record<ActorKind, number>;
     for (const r of rows) totals[r.kind] = (totals[r.kind] ?? 0) + r.count;
     const actorsRows = [...rows].sort((a, b) => a.kind.localeCompare(b.kind) || (a.status ?? '').localeCompare(b.status ?? ''));
     return { actors: actorsRows, totals, worker: { id: workerId, active: deps.activeActors ? deps.activeActors() : null }, workers: live.length };
@@ -211,8 +209,36 @@ export async function createAdminService(deps: AdminServiceDeps): Promise<AdminS
     queue: QUEUE,
     metadata: { worker: workerId },
   });
-  const group = service.addGroup('router.admin');
-  const add = <T>(name: string, validate: ValidateFunction<T>, handle: (q: T) => Promise<unknown>, request: string, response: string) =>
+  // One entry per endpoint of the protocol: an endpoint added there fails to build here until it is answered.
+  const endpoints: { [E in AdminEndpoint]: Endpoint<E> } = {
+    actor: {
+      validate: ajv.compile<AdminActorRequest>(SCHEMAS.actor),
+      handle: actor,
+      request: '{"kind":"quote|order","id":string}',
+      response: 'kind, id, status, state {value, status}, context, version, epoch, shard, wakeAt, updatedAt, history [{status, at}]',
+    },
+    actors: {
+      validate: ajv.compile<AdminActorsRequest>(SCHEMAS.actors),
+      handle: actors,
+      request: `{"kind":"quote|order","status"?:string|string[],"limit"?:1..${ACTORS_LIMIT.max} (${ACTORS_LIMIT.default}),"after"?:id}`,
+      response: '{kind, status, limit, actors: [summary], next: id|null}',
+    },
+    shards: {
+      validate: none,
+      handle: shards,
+      request: '{} or empty',
+      response: '{total, unowned, shards: [{shard, owner, epoch, renewedAt}], workers: [{id, seenAt, pid, host, shards}]}',
+    },
+    counts: {
+      validate: none,
+      handle: counts,
+      request: '{} or empty',
+      response: '{actors: [{kind, status, count}], totals, worker: {id, active}, workers}',
+    },
+  };
+  const group = service.addGroup(ADMIN_GROUP);
+  const add = <E extends AdminEndpoint>(name: E) => {
+    const { validate, handle, request, response } = endpoints[name];
     group.addEndpoint(name, {
       handler: (err, msg) => {
         if (err) {
@@ -223,10 +249,8 @@ export async function createAdminService(deps: AdminServiceDeps): Promise<AdminS
       },
       metadata: { request, response },
     });
-  add('actor', validators.actor, actor, '{"kind":"quote|order","id":string}', 'kind, id, status, state {value, status}, context, version, epoch, shard, wakeAt, updatedAt, history [{status, at}]');
-  add('actors', validators.actors, actors, `{"kind":"quote|order","status"?:string|string[],"limit"?:1..${ACTORS_LIMIT.max} (${ACTORS_LIMIT.default}),"after"?:id}`, '{kind, status, limit, actors: [summary], next: id|null}');
-  add('shards', validators.none, shards, '{} or empty', '{total, unowned, shards: [{shard, owner, epoch, renewedAt}], workers: [{id, seenAt, pid, host, shards}]}');
-  add('counts', validators.none, counts, '{} or empty', '{actors: [{kind, status, count}], totals, worker: {id, active}, workers}');
+  };
+  for (const name of ADMIN_ENDPOINTS) add(name);
 
   // The subscriptions are sent but not yet known to the server; after the flush round trip they are, so a caller
   // (a test, the worker's start) can rely on the service answering once this function resolves.

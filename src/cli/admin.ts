@@ -1,94 +1,25 @@
 // `router admin <command>`: asks the router-admin NATS service (actors/admin.ts) and prints its answers as aligned
-// text (or the raw JSON with --json). The wire shapes of the admin subject live here because src/ may not import
-// actors/; the service (actors/admin.ts) imports these types, the constants and `svcm`. Renderers are pure so tests
-// need no server.
+// text (or the raw JSON with --json). The subjects and wire shapes of the admin subject are in src/protocol/admin.ts,
+// which the service reads too. Renderers are pure so tests need no server.
 import { parseArgs } from 'node:util';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { ServiceErrorCodeHeader, ServiceErrorHeader, Svcm, type ServiceInfo, type ServiceStats } from '@nats-io/services';
-import type { ActorKind } from '../bus/types.js';
+import { ServiceErrorCodeHeader, ServiceErrorHeader, type ServiceInfo, type ServiceStats } from '@nats-io/services';
+import { svcm } from '../bus/nats-services.js';
 import { NATS_USERS } from '../cluster/nats-server.js';
 import { loadConfig, type Config } from '../config.js';
+import {
+  ACTORS_LIMIT,
+  ADMIN_SERVICE_NAME,
+  ADMIN_SUBJECTS,
+  type AdminActorAnswer,
+  type AdminActorsAnswer,
+  type AdminAnswer,
+  type AdminCountsAnswer,
+  type AdminEndpoint,
+  type AdminErrorAnswer,
+  type AdminShardsAnswer,
+} from '../protocol/admin.js';
 import { decodeJson, encodeJson } from '../store/codec.js';
-import type { ActorSummary, Transition } from '../store/types.js';
-
-// ---- wire shapes of router.admin.* (answers go through the JSON codec: bigints in contexts survive) ----
-
-export const ADMIN_SERVICE_NAME = 'router-admin';
-export const ADMIN_SUBJECTS = {
-  actor: 'router.admin.actor',
-  actors: 'router.admin.actors',
-  shards: 'router.admin.shards',
-  counts: 'router.admin.counts',
-} as const;
-export const ACTORS_LIMIT = { default: 50, max: 500 } as const;
-
-export type AdminErrorCode = 'bad_request' | 'not_found' | 'internal';
-/** Every failed request: the services error headers (Nats-Service-Error-Code 400/404/500) and this body. */
-export interface AdminErrorAnswer {
-  error: { code: AdminErrorCode; message: string };
-}
-
-/** router.admin.actor, request `{kind, id}`. */
-export interface AdminActorAnswer {
-  kind: ActorKind;
-  id: string;
-  /** Coarse status the runtime stores for listings (an order's Family A status), or null. */
-  status: string | null;
-  /** The XState snapshot's state value and its status (active | done | error | stopped); null when the stored
-   *  snapshot is not an XState snapshot. */
-  state: { value: unknown; status: string | null } | null;
-  context: unknown;
-  version: number;
-  epoch: number;
-  shard: number;
-  wakeAt: number | null;
-  updatedAt: number;
-  /** State changes with their times (epoch ms), oldest first. */
-  history: Transition[];
-}
-
-/** router.admin.actors, request `{kind, status?: string | string[], limit?: 1..500 (50), after?: id}`. */
-export interface AdminActorsAnswer {
-  kind: ActorKind;
-  status: string[] | null;
-  limit: number;
-  actors: ActorSummary[];
-  /** Pass as `after` for the next page; null on the last page. */
-  next: string | null;
-}
-
-export interface AdminShardRow {
-  shard: number;
-  owner: string | null;
-  epoch: number | null;
-  renewedAt: number | null;
-}
-export interface AdminWorkerRow {
-  id: string;
-  seenAt: number;
-  pid: number;
-  host: string;
-  /** Shards whose lease this worker holds. */
-  shards: number;
-}
-/** router.admin.shards, request `{}` or empty. */
-export interface AdminShardsAnswer {
-  total: number;
-  /** Shards without a live lease. */
-  unowned: number;
-  shards: AdminShardRow[];
-  workers: AdminWorkerRow[];
-}
-
-/** router.admin.counts, request `{}` or empty. */
-export interface AdminCountsAnswer {
-  actors: Array<{ kind: ActorKind; status: string | null; count: number }>;
-  totals: Record<ActorKind, number>;
-  /** The worker that answered and how many actors it holds in memory (null when it cannot tell). */
-  worker: { id: string; active: number | null };
-  /** Live workers of the cluster. */
-  workers: number;
-}
 
 /** One instance found by standard discovery ($SRV.INFO / $SRV.STATS). */
 export interface ServiceInstance {
@@ -225,8 +156,15 @@ class UsageError extends Error {}
 
 interface Call {
   subject: string;
+  /** What the operator typed, unchecked: the service validates it and answers what is wrong in its own words. */
   body: Record<string, unknown>;
-  render(answer: unknown): string;
+  /** Decodes an answer of the endpoint and renders it. */
+  render(answerJson: string): string;
+}
+
+/** A call of one endpoint: its subject, and its answer decoded as the protocol's answer of that endpoint. */
+function callOf<E extends AdminEndpoint>(endpoint: E, body: Record<string, unknown>, render: (answer: AdminAnswer<E>) => string): Call {
+  return { subject: ADMIN_SUBJECTS[endpoint], body, render: (json) => render(decodeJson<AdminAnswer<E>>(json)) };
 }
 
 /** What to ask for a command line, or a usage error. */
@@ -240,7 +178,7 @@ export function planCall(command: string, positionals: string[], opts: { status?
   switch (command) {
     case 'actor':
       arity(2, '<kind> <id>');
-      return { subject: ADMIN_SUBJECTS.actor, body: { kind: positionals[0], id: positionals[1] }, render: (a) => renderActor(a as AdminActorAnswer) };
+      return callOf('actor', { kind: positionals[0], id: positionals[1] }, renderActor);
     case 'actors': {
       arity(1, '<kind>');
       const body: Record<string, unknown> = { kind: positionals[0] };
@@ -251,14 +189,14 @@ export function planCall(command: string, positionals: string[], opts: { status?
         body.limit = n;
       }
       if (opts.after !== undefined) body.after = opts.after;
-      return { subject: ADMIN_SUBJECTS.actors, body, render: (a) => renderActors(a as AdminActorsAnswer) };
+      return callOf('actors', body, renderActors);
     }
     case 'shards':
       arity(0, 'no arguments');
-      return { subject: ADMIN_SUBJECTS.shards, body: {}, render: (a) => renderShards(a as AdminShardsAnswer) };
+      return callOf('shards', {}, renderShards);
     case 'counts':
       arity(0, 'no arguments');
-      return { subject: ADMIN_SUBJECTS.counts, body: {}, render: (a) => renderCounts(a as AdminCountsAnswer) };
+      return callOf('counts', {}, renderCounts);
     default:
       throw new UsageError(command ? `unknown admin command "${command}".` : 'missing admin command.');
   }
@@ -284,13 +222,6 @@ function natsFailure(err: unknown, cfg: { servers: string[]; user: string }): st
     return `NATS refused the credentials of user "${cfg.user}" (authorization violation); check ROUTER_NATS_USER and ROUTER_NATS_PASSWORD.`;
   }
   return null;
-}
-
-/** Svcm for a transport-node connection. @nats-io/services 3.0.0-25 (the newest release) is typed against its own
- *  nats-core copy (3.0.0-50), whose NatsConnection type differs from ours (3.4.0) only in header typings; at run time
- *  it uses the connection through the same protocol methods. */
-export function svcm(nc: NatsConnection): Svcm {
-  return new Svcm(nc as unknown as ConstructorParameters<typeof Svcm>[0]);
 }
 
 async function discover(nc: NatsConnection): Promise<ServiceInstance[]> {
@@ -382,7 +313,7 @@ export async function runAdmin(args: string[], io: CliIo, env?: Record<string, s
       else io.err(`error ${body?.error?.code ?? status}: ${body?.error?.message ?? description}`);
       return 1;
     }
-    io.out(values.json ? msg.string() : call.render(decodeJson(msg.string())));
+    io.out(values.json ? msg.string() : call.render(msg.string()));
     return 0;
   } catch (e) {
     const nats = natsFailure(e, who);

@@ -9,7 +9,7 @@ import { ServiceErrorCodeHeader, ServiceErrorHeader } from '@nats-io/services';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAdminService, type AdminService } from '../../actors/admin.js';
 import type { ShardDirectory } from '../../actors/shard-directory.js';
-import { svcm } from '../../src/cli/admin.js';
+import { svcm } from '../../src/bus/nats-services.js';
 import { NATS_USERS, startNatsServer, type NatsServer } from '../../src/cluster/nats-server.js';
 import { createLogger } from '../../src/log.js';
 import { decodeJson, encodeJson } from '../../src/store/codec.js';

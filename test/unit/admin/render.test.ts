@@ -9,9 +9,9 @@ import {
   renderServices,
   renderShards,
   table,
-  type AdminActorAnswer,
   type ServiceInstance,
 } from '../../../src/cli/admin.js';
+import type { AdminActorAnswer } from '../../../src/protocol/admin.js';
 import { roundTrip } from '../../../src/store/codec.js';
 
 const T0 = Date.UTC(2025, 0, 2, 3, 4, 5);
