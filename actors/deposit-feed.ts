@@ -6,26 +6,18 @@ import type { AssetId, ChainName } from '../src/assets/types.js';
 import { CHAIN_NAMES } from '../src/assets/types.js';
 import type { Deposit, DepositWatcher } from '../src/chains/types.js';
 import type { Logger } from '../src/log.js';
+import type { OrderDeposit } from '../src/protocol/index.js';
 import type { ActorStore } from '../src/store/types.js';
 
 const ADDRESSES = 'deposit-address';
 const CURSORS = 'deposit-cursor';
 
-export interface DepositMessage {
-  type: 'deposit';
-  txId: string;
-  from: string;
-  amount: bigint;
-  confirmations: number;
-  required: number;
-  [field: string]: unknown;
-}
 
 export interface DepositFeedDeps {
   chains: Pick<DepositWatcher, 'scan' | 'requiredConfirmations'> & { height(chain: ChainName): Promise<number> };
   store: Pick<ActorStore, 'getKey' | 'putKey'>;
   /** Delivers a deposit to its order (through the bus); a rejection leaves the cursor so it is retried. */
-  tell(orderId: string, message: DepositMessage): Promise<unknown>;
+  tell(orderId: string, command: OrderDeposit): Promise<unknown>;
   logger: Logger;
 }
 

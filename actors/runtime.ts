@@ -3,15 +3,16 @@
 import { createActor, waitFor, type AnyActorRef, type AnyMachineSnapshot } from 'xstate';
 import type { ActorRef, Envelope, Reply } from '../src/bus/types.js';
 import type { Clock } from '../src/clock.js';
-import { RouterError, SnapshotConflict, toErrorData, Unavailable } from '../src/errors.js';
+import { RouterError, SnapshotConflict, toErrorData, Unavailable, UnknownCommand } from '../src/errors.js';
 import type { Logger } from '../src/log.js';
 import { shardOf } from '../src/bus/shard.js';
+import { TIMER_DUE, type TimerDue } from '../src/protocol/index.js';
 import { HISTORY_LIMIT, type ActorStore, type Transition } from '../src/store/types.js';
-import type { ActorKindSpec } from './kind.js';
+import type { AnyActorKindSpec } from './kind.js';
 
 export interface RuntimeDeps {
   store: ActorStore;
-  kinds: ActorKindSpec[];
+  kinds: AnyActorKindSpec[];
   clock: Clock;
   logger: Logger;
   /** Lease epoch written with every snapshot (fencing); embedded mode owns everything under epoch 0. */
@@ -39,7 +40,7 @@ interface Active {
   shard: number;
   /** State changes so far (stored beside the snapshot for operators). */
   history: Transition[];
-  spec: ActorKindSpec;
+  spec: AnyActorKindSpec;
   actor: AnyActorRef;
   version: number;
   /** Serialises messages to this actor. */
@@ -150,7 +151,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     a.idleTimer.unref();
   }
 
-  async function activate(ref: ActorRef, spec: ActorKindSpec, createInput: unknown | null): Promise<Active | null> {
+  async function activate(ref: ActorRef, spec: AnyActorKindSpec, createInput: unknown | null): Promise<Active | null> {
     const existing = active.get(key(ref));
     if (existing) return existing;
     const stored = await store.load(ref.kind, ref.id);
@@ -189,14 +190,14 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     return a;
   }
 
-  async function process(envelope: Envelope, spec: ActorKindSpec, log: Logger): Promise<Reply> {
+  async function process(envelope: Envelope, spec: AnyActorKindSpec, log: Logger): Promise<Reply> {
     const { ref, message } = envelope;
     const a = await activate(ref, spec, stored(envelope) ? null : spec.create(ref.id, message));
     if (!a) return spec.notFound(ref.id, message);
     const run = a.mailbox.then(async (): Promise<Reply> => {
       if (a.failed) throw new Unavailable('The actor is moving; try again.');
       const now = clock.now();
-      if (message.type === 'timer.due') {
+      if (message.type === TIMER_DUE) {
         // A wake-up is read from the snapshot itself, so a stale or repeated one finds nothing due and does nothing.
         const wake = spec.wakeUp(a.actor.getSnapshot());
         if (wake && wake.at <= now) a.actor.send(wake.event);
@@ -217,7 +218,8 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       const failed = a.failed as Error | null;
       if (failed) throw failed instanceof SnapshotConflict ? new Unavailable('The actor is moving; try again.') : failed;
       log.debug({ actor: key(ref), state: snap.value, version: a.version }, 'actor answered');
-      return spec.reply(snap, message);
+      // A wake-up answers nothing (only whether it failed counts); every other command has its kind's answer.
+      return message.type === TIMER_DUE ? { ok: true, value: null } : spec.replies[message.type]!(snap, message);
     });
     a.mailbox = run.catch(() => undefined);
     try {
@@ -231,13 +233,19 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
   }
 
   // Internal messages (timer wake-ups) never create actors.
-  const stored = (e: Envelope) => e.message.type === 'timer.due';
+  const stored = (e: Envelope) => e.message.type === TIMER_DUE;
 
   async function handle(envelope: Envelope): Promise<Reply> {
     const log = logger.child({ req_id: envelope.requestId, actor: key(envelope.ref) });
     if (draining) return { ok: false, error: toErrorData(new Unavailable('The service is shutting down.')) };
     const spec = kinds.get(envelope.ref.kind);
     if (!spec) return { ok: false, error: toErrorData(new RouterError(`No actor kind ${envelope.ref.kind}.`)) };
+    // A command outside the kind's protocol fails before the actor is loaded: answered as a read, it would hide a
+    // sender that speaks another version of the protocol.
+    const type = envelope.message?.type;
+    if (type !== TIMER_DUE && !(typeof type === 'string' && Object.hasOwn(spec.replies, type))) {
+      return { ok: false, error: toErrorData(new UnknownCommand(`An actor of kind ${envelope.ref.kind} has no command ${JSON.stringify(type)}.`)) };
+    }
     inFlight++;
     try {
       return await process(envelope, spec, log);
@@ -255,7 +263,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     const due = await store.due(clock.now(), 500, owned);
     await Promise.all(
       due.map((d) =>
-        handle({ ref: { kind: d.kind, id: d.id }, message: { type: 'timer.due', at: d.wakeAt } }).then((r) => {
+        handle({ ref: { kind: d.kind, id: d.id }, message: { type: TIMER_DUE, at: d.wakeAt } satisfies TimerDue }).then((r) => {
           if (!r.ok) logger.warn({ actor: `${d.kind}:${d.id}`, error: r.error }, 'wake-up failed');
         }),
       ),

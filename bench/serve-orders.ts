@@ -13,8 +13,6 @@ import { openSimChains } from '../src/chains/index.js';
 import { ManualClock } from '../src/clock.js';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/log.js';
-import type { OrderView } from '../src/orders/types.js';
-import type { Quote } from '../src/quotes/types.js';
 import { createRouter } from '../src/routing/index.js';
 import { createEmbeddedService } from '../src/service.js';
 import { encodeJson, openSqliteStore } from '../src/store/index.js';
@@ -50,7 +48,7 @@ async function composeWithIdle(dataDir: string, idleMs: number) {
   const vaults = createVaults({ seed, sequences: store });
   const router = createRouter({ market, deadlines: config.routing.deadlines, pathLimit: config.routing.pathLimit, maxHops: config.routing.maxHops });
   const bus = createInProcessBus(config.requestTimeoutMs);
-  const deposits = createDepositFeed({ chains, store, logger, tell: (id, message) => bus.request({ kind: 'order', id }, message) });
+  const deposits = createDepositFeed({ chains, store, logger, tell: (id, command) => bus.request({ kind: 'order', id }, command) });
   const runtime = createRuntime({
     store, clock, logger, idleMs,
     kinds: [
@@ -98,7 +96,7 @@ async function memory(): Promise<void> {
   const { bus, runtime, store } = await composeWithIdle(dataDir, idleMs);
 
   const pair = JSON.parse(process.env.BENCH_PAIR ?? '{}') as { from: string; to: string; from_amount: string; to_address: string };
-  const quote = await bus.request<Quote>({ kind: 'quote', id: randomUUID() }, { type: 'quote.request', request: toQuoteRequest({ from: pair.from, to: pair.to, from_amount: pair.from_amount, return_full_route: true }) });
+  const quote = await bus.request({ kind: 'quote', id: randomUUID() }, { type: 'quote.request', request: toQuoteRequest({ from: pair.from, to: pair.to, from_amount: pair.from_amount, return_full_route: true }) });
   const toAddress = validateAddress(assetById(quote.request.to).chain, pair.to_address, 'to_address');
   // Straight to the order actor with a quote in hand (what the edge sends after quote.bind): no quote actor stays in
   // memory beside the orders, so the difference is the orders' own. One quote serves them all; nothing here binds.
@@ -107,7 +105,7 @@ async function memory(): Promise<void> {
   const ids = Array.from({ length: K }, () => randomUUID());
   const creator = (list: string[]) => async (i: number) => {
     const id = list[i]!;
-    const o = await bus.request<OrderView>({ kind: 'order', id }, { type: 'order.create', quote, toAddress, refundAddress: null });
+    const o = await bus.request({ kind: 'order', id }, { type: 'order.create', quote, toAddress, refundAddress: null });
     if (o.status !== 'awaiting_deposit') throw new Error(`order ${id} is ${o.status}, not awaiting_deposit`);
   };
   const waitPassivated = async () => {

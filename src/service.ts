@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type Koa from 'koa';
-import { createDepositFeed, createRuntime, orderKind, quoteKind, type ActorKindSpec, type DepositFeed, type DepositMessage, type Runtime } from '../actors/index.js';
+import { createDepositFeed, createRuntime, orderKind, quoteKind, type AnyActorKindSpec, type DepositFeed, type Runtime } from '../actors/index.js';
 import { createApp, createDevApp } from '../http/index.js';
 import type { Chains, SimChains } from './chains/types.js';
 import { createInProcessBus } from './bus/index.js';
@@ -12,6 +12,7 @@ import type { Bus } from './bus/types.js';
 import { ManualClock } from './clock.js';
 import type { Config } from './config.js';
 import type { Logger } from './log.js';
+import type { OrderDeposit } from './protocol/index.js';
 import { createRouter } from './routing/index.js';
 import { openSqliteStore } from './store/index.js';
 import type { ActorStore } from './store/types.js';
@@ -41,11 +42,11 @@ export async function composeActorHost(
     store: ActorStore;
     clock: ManualClock;
     logger: Logger;
-    tell: (id: string, message: DepositMessage) => Promise<unknown>;
+    tell: (id: string, command: OrderDeposit) => Promise<unknown>;
     /** Embedded mode only: generate the vault seed into the data dir when ROUTER_VAULT_SEED is unset. */
     generateSeed: boolean;
   },
-): Promise<{ chains: SimChains; deposits: DepositFeed; kinds: ActorKindSpec[] }> {
+): Promise<{ chains: SimChains; deposits: DepositFeed; kinds: AnyActorKindSpec[] }> {
   const { store, clock, logger } = deps;
   const market = createSimMarket(config.sim);
   // The simulated ledger lives in `router.sqlite` of the data dir (beside the embedded store's tables, ledger_*), so
@@ -79,7 +80,7 @@ export async function createEmbeddedService(
     store,
     clock,
     logger: opts.logger,
-    tell: (id, message) => bus.request({ kind: 'order', id }, message),
+    tell: (id, command) => bus.request({ kind: 'order', id }, command),
     generateSeed: true,
   });
   const runtime = createRuntime({ store, clock, logger: opts.logger, kinds, shards: config.shards, idleMs: config.cluster.idleMs });

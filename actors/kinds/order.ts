@@ -2,14 +2,13 @@
 // awaits its deposit; `order.get` reads it; `order.unwind` cancels or unwinds it; `deposit` events come from the
 // deposit watcher. The effects (order-effects.ts) move money on the chains port and through venues, each keyed.
 import type { AnyMachineSnapshot } from 'xstate';
-import { orderMachine, orderStatus, orderWakeUp, type OrderContext, type OrderPolicy } from '../../machines/order.machine.js';
+import { orderMachine, orderStatus, orderWakeUp, type OrderContext, type OrderMachine, type OrderPolicy } from '../../machines/order.machine.js';
 import { assetById } from '../../src/assets/index.js';
 import type { ChainName } from '../../src/assets/types.js';
-import type { ActorMessage, Reply } from '../../src/bus/types.js';
 import { OrderNotCancellable, OrderNotFound, toErrorData } from '../../src/errors.js';
 import { holdings } from '../../src/orders/money.js';
 import type { OrderView } from '../../src/orders/types.js';
-import type { Quote } from '../../src/quotes/types.js';
+import type { OrderProtocol } from '../../src/protocol/index.js';
 import type { ActorKindSpec } from '../kind.js';
 import { orderEffects, type OrderEffectDeps } from './order-effects.js';
 
@@ -50,7 +49,7 @@ function unwindTaken(s: AnyMachineSnapshot): boolean {
   return c.closeReason === 'cancelled' || c.closeReason === 'unwind' || s.matches({ lifecycle: 'unwinding' });
 }
 
-export function orderKind(deps: OrderKindDeps): ActorKindSpec {
+export function orderKind(deps: OrderKindDeps): ActorKindSpec<OrderProtocol, OrderMachine> {
   const { clock } = deps;
   const chainOf = (asset: string): ChainName => assetById(asset).chain;
   const logic = orderMachine.provide({ actors: orderEffects(deps) });
@@ -58,9 +57,9 @@ export function orderKind(deps: OrderKindDeps): ActorKindSpec {
   return {
     kind: 'order',
     logic,
-    create(id, message: ActorMessage) {
-      if (message.type !== 'order.create') return null;
-      const quote = message.quote as Quote;
+    create(id, command) {
+      if (command.type !== 'order.create') return null;
+      const { quote } = command;
       return {
         id,
         quoteId: quote.id,
@@ -69,31 +68,41 @@ export function orderKind(deps: OrderKindDeps): ActorKindSpec {
         allowlist: quote.request.allowlist,
         blocklist: quote.request.blocklist,
         sourceChain: chainOf(quote.request.from),
-        toAddress: message.toAddress as string,
-        refundAddress: (message.refundAddress as string | null) ?? null,
+        toAddress: command.toAddress,
+        refundAddress: command.refundAddress ?? null,
         refundCost: quote.refundCost,
         createdAt: clock.now(),
         policy: deps.policy,
       };
     },
-    toEvent(message, now) {
-      if (message.type === 'deposit') {
-        const { txId, from, amount, confirmations, required } = message as unknown as {
-          txId: string; from: string; amount: bigint; confirmations: number; required: number;
-        };
-        return { type: 'deposit', txId, from, amount, confirmations, required, at: now };
+    toEvent(command, now) {
+      switch (command.type) {
+        case 'deposit': {
+          const { txId, from, amount, confirmations, required } = command;
+          return { type: 'deposit', txId, from, amount, confirmations, required, at: now };
+        }
+        case 'order.unwind':
+          return { type: 'unwind', at: now };
+        case 'order.create':
+        case 'order.get':
+          return null;
       }
-      return null;
     },
     notFound: (id) => ({ ok: false, error: toErrorData(new OrderNotFound(`Order ${id} does not exist.`)) }),
     // Creation answers once the deposit address exists; other messages answer at once.
     settled: (s) => !s.matches({ lifecycle: 'opening' }),
-    reply: (s, message): Reply => {
-      if (message.type === 'order.unwind' && !unwindTaken(s)) {
-        const status = orderStatus(s);
-        return { ok: false, error: toErrorData(new OrderNotCancellable(`Order ${(s.context as OrderContext).id} is ${status}: it can be cancelled before it executes, or unwound once stalled or frozen.`)) };
-      }
-      return { ok: true, value: orderView(s) };
+    // Every command answers the order as it is now; an unwind the order's state refused answers why.
+    replies: {
+      'order.create': (s) => ({ ok: true, value: orderView(s) }),
+      'order.get': (s) => ({ ok: true, value: orderView(s) }),
+      deposit: (s) => ({ ok: true, value: orderView(s) }),
+      'order.unwind': (s) => {
+        if (!unwindTaken(s)) {
+          const status = orderStatus(s);
+          return { ok: false, error: toErrorData(new OrderNotCancellable(`Order ${s.context.id} is ${status}: it can be cancelled before it executes, or unwound once stalled or frozen.`)) };
+        }
+        return { ok: true, value: orderView(s) };
+      },
     },
     wakeUp: (s) => orderWakeUp(s),
     status: (s) => orderStatus(s),

@@ -44,7 +44,7 @@ export function postOrder(deps: OrderRouteDeps): Koa.Middleware {
     const quoteId = canonicalUuid(b.quote_id);
     const opts = { requestId };
 
-    const quote = await knownQuote(quoteId, () => deps.bus.request<Quote>({ kind: 'quote', id: quoteId }, { type: 'quote.get' }, opts));
+    const quote = await knownQuote(quoteId, () => deps.bus.request({ kind: 'quote', id: quoteId }, { type: 'quote.get' }, opts));
     // Checked before binding: a refused address must not use up the quote.
     const toAddress = validateAddress(assetById(quote.request.to).chain, b.to_address, 'to_address');
     const refundAddress =
@@ -56,14 +56,14 @@ export function postOrder(deps: OrderRouteDeps): Koa.Middleware {
 
     const proposed = deps.newId();
     const { orderId } = await knownQuote(quoteId, () =>
-      deps.bus.request<{ orderId: string }>(
+      deps.bus.request(
         { kind: 'quote', id: quoteId },
         { type: 'quote.bind', orderId: proposed, toAddress, refundAddress },
         opts,
       ),
     );
     // Sent on repeats too: if an earlier call died between bind and create, this one completes the creation.
-    const order = await deps.bus.request<OrderView>(
+    const order = await deps.bus.request(
       { kind: 'order', id: orderId },
       { type: 'order.create', quote, toAddress, refundAddress },
       opts,
@@ -83,7 +83,7 @@ export function getOrder(deps: Pick<OrderRouteDeps, 'bus'>): Koa.Middleware {
     const raw = (ctx as unknown as { params?: Record<string, string | undefined> }).params?.id ?? '';
     assertOrderId(raw);
     const id = canonicalUuid(raw);
-    const order = await deps.bus.request<OrderView>({ kind: 'order', id }, { type: 'order.get' }, { requestId });
+    const order = await deps.bus.request({ kind: 'order', id }, { type: 'order.get' }, { requestId });
     ctx.status = 200;
     ctx.body = rendered(order);
   };

@@ -58,7 +58,7 @@ export function postQuote(deps: QuoteRouteDeps): Koa.Middleware {
     const id = deps.newId();
     let quote: Quote;
     try {
-      quote = await deps.bus.request<Quote>({ kind: 'quote', id }, { type: 'quote.request', request }, { requestId });
+      quote = await deps.bus.request({ kind: 'quote', id }, { type: 'quote.request', request }, { requestId });
     } catch (err) {
       if (!(err instanceof QuoteRefused)) throw err;
       log.info({ quote_id: id }, 'quote refused');

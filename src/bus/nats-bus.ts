@@ -7,7 +7,8 @@ import { fromErrorData, toErrorData, Unavailable } from '../errors.js';
 import type { Logger } from '../log.js';
 import { decodeJson, encodeJson } from '../store/codec.js';
 import { shardOf, shardSubject } from './shard.js';
-import type { Bus, Envelope, EnvelopeHandler, Reply } from './types.js';
+import { typedRequest, type OutgoingEnvelope } from './typed-request.js';
+import type { Bus, Envelope, EnvelopeHandler, Reply, RequestOptions } from './types.js';
 
 export interface NatsBusOptions {
   shards: number;
@@ -63,16 +64,16 @@ export function createNatsBus(nc: NatsConnection, opts: NatsBusOptions): NatsBus
   }
 
   return {
-    async request<T>(ref: Envelope['ref'], message: Envelope['message'], ro: { requestId?: string; timeoutMs?: number } = {}) {
-      const subject = shardSubject(shardOf(ref.id, opts.shards));
-      const payload = encodeJson({ ref, message, requestId: ro.requestId });
+    request: typedRequest(async <R>(outgoing: OutgoingEnvelope, ro: RequestOptions) => {
+      const subject = shardSubject(shardOf(outgoing.ref.id, opts.shards));
+      const payload = encodeJson(outgoing);
       const timeoutMs = ro.timeoutMs ?? opts.timeoutMs;
       const started = Date.now();
       let pause = 25;
       for (;;) {
         try {
           const m = await nc.request(subject, payload, { timeout: Math.max(1, timeoutMs - (Date.now() - started)) });
-          const reply = decodeJson<Reply>(m.string());
+          const reply = decodeJson<Reply<R>>(m.string());
           // An actor leaving a worker (its shard moving, the worker draining) answers unavailable: the new owner will
           // take it within the retry window, so try again there before giving the caller a 503.
           if (!reply.ok && reply.error.code === 'unavailable' && Date.now() - started + pause < Math.min(opts.retryMs, timeoutMs)) {
@@ -81,7 +82,7 @@ export function createNatsBus(nc: NatsConnection, opts: NatsBusOptions): NatsBus
             continue;
           }
           if (!reply.ok) throw fromErrorData(reply.error);
-          return reply.value as T;
+          return reply.value;
         } catch (err) {
           const noResponders = err instanceof RequestError && err.isNoResponders();
           const elapsed = Date.now() - started;
@@ -98,7 +99,7 @@ export function createNatsBus(nc: NatsConnection, opts: NatsBusOptions): NatsBus
           throw err;
         }
       }
-    },
+    }),
     async serve(handler) {
       return subscribe('router.shard.*', handler);
     },

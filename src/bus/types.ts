@@ -1,27 +1,39 @@
-// The bus port: how the edge reaches an actor. In-process now; NATS subjects router.shard.<n> later.
+// The bus port: how the edge reaches an actor. In-process in embedded mode; NATS subjects router.shard.<n> in a
+// cluster. Commands and replies are typed by the protocol of the actor's kind (src/protocol/); on the wire they are
+// JSON through the codec (bigints survive).
 import type { ErrorData } from '../errors.js';
+import type { ActorKind, Command, CommandType, ReplyTo } from '../protocol/index.js';
 
-export type ActorKind = 'quote' | 'order';
+export type { ActorKind } from '../protocol/index.js';
 
-export interface ActorRef {
-  kind: ActorKind;
+export interface ActorRef<K extends ActorKind = ActorKind> {
+  kind: K;
   id: string;
 }
 
-/** A command to an actor; `type` names it (`quote.request`, `order.create`, ...). Must survive the JSON codec. */
-export interface ActorMessage {
+/**
+ * A message as it arrives off the wire: any JSON object with a `type`. The runtime checks `type` against the kind's
+ * protocol before a kind sees it; its fields are what the sender's compiler checked against that protocol.
+ */
+export interface WireMessage {
   type: string;
   [field: string]: unknown;
 }
 
+/** What the actor host receives. */
 export interface Envelope {
   ref: ActorRef;
-  message: ActorMessage;
+  message: WireMessage;
   /** Travels from the edge into the actor's log lines. */
   requestId?: string;
 }
 
-export type Reply = { ok: true; value: unknown } | { ok: false; error: ErrorData };
+export interface Failure {
+  ok: false;
+  error: ErrorData;
+}
+
+export type Reply<V = unknown> = { ok: true; value: V } | Failure;
 
 export type EnvelopeHandler = (envelope: Envelope) => Promise<Reply>;
 
@@ -31,8 +43,16 @@ export interface RequestOptions {
 }
 
 export interface Bus {
-  /** Sends a command and waits for the actor's reply; a failure reply is thrown as the typed RouterError it names. */
-  request<T = unknown>(ref: ActorRef, message: ActorMessage, opts?: RequestOptions): Promise<T>;
+  /**
+   * Sends a command and waits for the actor's reply; the reply's type follows from the ref's kind and the command's
+   * `type`. A failure reply is thrown as the typed RouterError it names; a command the kind does not know is refused
+   * with UnknownCommand before anything is sent.
+   */
+  request<K extends ActorKind, T extends CommandType<K>>(
+    ref: ActorRef<K>,
+    command: Command<K, T> & { type: T },
+    opts?: RequestOptions,
+  ): Promise<ReplyTo<K, T>>;
   /** Registers the actor host (one per process in embedded mode). Returns a function that stops serving. */
   serve(handler: EnvelopeHandler): Promise<() => Promise<void>>;
   close(): Promise<void>;

@@ -34,7 +34,7 @@ export async function createWorker(config: Config, opts: { logger: Logger; versi
     store,
     clock,
     logger,
-    tell: (orderId, message) => bus.request({ kind: 'order', id: orderId }, message),
+    tell: (orderId, command) => bus.request({ kind: 'order', id: orderId }, command),
     // Every worker must derive the same addresses: the seed comes from ROUTER_VAULT_SEED, never generated here.
     generateSeed: false,
   });

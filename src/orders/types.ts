@@ -1,4 +1,4 @@
-// An order as the core shows it (what `order.create` and `order.get` answer), and the commands about orders.
+// An order as the core shows it (what every order command answers); the commands themselves are in src/protocol/.
 import type { AmountFormat, AssetId } from '../assets/types.js';
 import type { VenueId } from '../venues/types.js';
 import type { Holding, RefundReason } from './money.js';
@@ -43,23 +43,4 @@ export interface RefundView {
   /** Null when nothing was sent (the amount did not exceed the refund's cost). */
   txId: string | null;
   at: number;
-}
-
-/**
- * Commands (bus messages) of the order flow, in the order the edge sends them for POST /order:
- * 1. quote actor  `{ type: 'quote.get' }` → Quote; QuoteNotFound when absent or refused (400 "unknown quote").
- * 2. quote actor  `{ type: 'quote.bind', orderId, toAddress, refundAddress }` → `{ orderId }`: binds the quote to one
- *    order (the first orderId proposed wins); the same addresses again → the bound orderId; other addresses →
- *    QuoteAlreadyBound (409); past expires_at → QuoteExpired (410). Addresses must already be normalised
- *    (validateAddress) so that spellings of one address compare equal.
- * 3. order actor  `{ type: 'order.create', quote, toAddress, refundAddress }` → OrderView; creates the order when
- *    absent, else answers the existing one (so a retry after a crash between 2 and 3 completes the creation).
- * GET /order/{id}: order actor `{ type: 'order.get' }` → OrderView; OrderNotFound (404).
- */
-export interface QuoteBindMessage {
-  type: 'quote.bind';
-  orderId: string;
-  toAddress: string;
-  refundAddress: string | null;
-  [field: string]: unknown;
 }

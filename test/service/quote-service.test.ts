@@ -84,7 +84,7 @@ describe('POST /quote: creates a quote, the best route across admitted venues', 
     const r = await first.post('/quote', { from: 'base.usdc', to: 'arbitrum.usdc', from_amount: '10', return_full_route: false });
     await first.stop();
     const second = await startService({}, dir);
-    const quote = await second.service.bus.request<Quote>({ kind: 'quote', id: r.body.id }, { type: 'quote.get' });
+    const quote = await second.service.bus.request({ kind: 'quote', id: r.body.id }, { type: 'quote.get' });
     expect(quote.id).toBe(r.body.id);
     expect(quote.route.estimatedAmountOut.toString()).toBe(
       parseAmount(r.body.estimated_amount_out, parseChainAsset('arbitrum.usdc', 'to'), 'formatted', 'x').toString(),

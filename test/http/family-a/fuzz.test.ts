@@ -4,17 +4,16 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QuoteRefused } from '../../../src/errors.js';
-import type { QuoteRequest } from '../../../src/quotes/types.js';
 import { VENUE_IDS } from '../../../src/venues/types.js';
 import { ADDR, OrderWorld } from './order-world.js';
-import { cannedQuote, startHarness, type Harness } from './support.js';
+import { cannedQuote, requestOf, startHarness, type Harness } from './support.js';
 
 let h: Harness;
 beforeAll(async () => {
   h = await startHarness();
   // Some amounts are refused, so 422 bodies are fuzzed too.
   h.bus.answer = (ref, message) => {
-    const request = message.request as QuoteRequest;
+    const request = requestOf(message);
     if (request.amountIn % 7n === 0n) {
       throw new QuoteRefused('No venue could quote the pair and amount.', { audit: null });
     }

@@ -181,7 +181,7 @@ describe('Rule 1: "Repeating the call with the same quote_id and the same addres
     expect(world.ordersOf(quote.id)).toHaveLength(1);
     expect(world.orders.has([...ids][0]!)).toBe(true);
     // Every call proposed its own id and raced for the binding: only the first proposal became the order.
-    const proposed = h.bus.calls.filter((c) => c.message.type === 'quote.bind').map((c) => c.message.orderId);
+    const proposed = h.bus.calls.flatMap((c) => (c.message.type === 'quote.bind' ? [c.message.orderId] : []));
     expect(new Set(proposed).size).toBe(50);
     expect(proposed).toContain([...ids][0]);
   });

@@ -1,16 +1,17 @@
 // A stand-in for the quote and order actors behind the fake bus, for the POST /order and GET /order/{id} tests.
-// It answers the commands of src/orders/types.ts with the semantics of actors/kinds/quote.ts and order.ts: a quote
+// It answers the commands of src/protocol/ with the semantics of actors/kinds/quote.ts and order.ts: a quote
 // binds to the first order id proposed, the same addresses get that id again, other addresses QuoteAlreadyBound,
 // a bind past expires_at QuoteExpired; order.create creates once and answers the existing order afterwards.
 import { createHash, randomUUID } from 'node:crypto';
 import { networks, payments } from 'bitcoinjs-lib';
 import { getAddress } from 'viem';
 import { assetById } from '../../../src/assets/registry.js';
-import type { ActorMessage, ActorRef } from '../../../src/bus/types.js';
+import type { ActorRef } from '../../../src/bus/types.js';
 import { ManualClock } from '../../../src/clock.js';
 import { OrderNotFound, QuoteAlreadyBound, QuoteExpired, QuoteNotFound } from '../../../src/errors.js';
-import type { OrderView, QuoteBindMessage } from '../../../src/orders/types.js';
-import type { Quote, QuoteRequest } from '../../../src/quotes/types.js';
+import type { OrderView } from '../../../src/orders/types.js';
+import type { AnyCommand } from '../../../src/protocol/index.js';
+import type { Quote } from '../../../src/quotes/types.js';
 import { toQuoteRequest } from '../../../http/family-a/quote.js';
 import { QUOTED_AT, cannedQuote, validBody } from './support.js';
 
@@ -75,16 +76,16 @@ export class OrderWorld {
   }
 
   /** The FakeBus answer: every command of the order flow, plus quote.request so POST /quote feeds the world. */
-  readonly answer = async (ref: ActorRef, message: ActorMessage): Promise<unknown> => {
+  readonly answer = async (ref: ActorRef, message: AnyCommand): Promise<unknown> => {
     if (this.jitterMs > 0) await new Promise((r) => setTimeout(r, Math.random() * this.jitterMs));
     // From here on nothing awaits: one command is handled whole before the next, like an actor's mailbox.
     if (ref.kind === 'quote') return this.quoteCommand(ref.id, message);
     return this.orderCommand(ref.id, message);
   };
 
-  private quoteCommand(id: string, message: ActorMessage): unknown {
+  private quoteCommand(id: string, message: AnyCommand): unknown {
     if (message.type === 'quote.request') {
-      const quote = cannedQuote(id, message.request as QuoteRequest);
+      const quote = cannedQuote(id, message.request);
       this.quotes.set(id, { quote, state: 'quoted', binding: null });
       return quote;
     }
@@ -92,25 +93,24 @@ export class OrderWorld {
     if (!entry?.quote) throw new QuoteNotFound(`Quote ${id} does not exist.`);
     if (message.type === 'quote.get') return entry.quote;
     if (message.type !== 'quote.bind') throw new Error(`the quote actor has no command ${message.type}`);
-    const m = message as QuoteBindMessage;
     if (entry.state === 'quoted') {
       if (this.clock.now() > entry.quote.expiresAt) entry.state = 'expired';
       else {
         entry.state = 'bound';
-        entry.binding = { orderId: m.orderId, toAddress: m.toAddress, refundAddress: m.refundAddress };
+        entry.binding = { orderId: message.orderId, toAddress: message.toAddress, refundAddress: message.refundAddress };
       }
     }
     if (entry.state === 'expired') {
       throw new QuoteExpired(`Quote ${id} expired at ${new Date(entry.quote.expiresAt).toISOString()}.`);
     }
     const b = entry.binding!;
-    if (b.toAddress !== m.toAddress || b.refundAddress !== m.refundAddress) {
+    if (b.toAddress !== message.toAddress || b.refundAddress !== message.refundAddress) {
       throw new QuoteAlreadyBound(`Quote ${id} is already bound to another order with other addresses.`);
     }
     return { orderId: b.orderId };
   }
 
-  private orderCommand(id: string, message: ActorMessage): unknown {
+  private orderCommand(id: string, message: AnyCommand): unknown {
     const existing = this.orders.get(id);
     if (message.type === 'order.get') {
       if (!existing) throw new OrderNotFound(`Order ${id} does not exist.`);
@@ -123,7 +123,7 @@ export class OrderWorld {
       this.failNextCreate = null;
       throw err;
     }
-    const quote = message.quote as Quote;
+    const { quote } = message;
     const now = this.clock.now();
     const order: OrderView = {
       id,
@@ -134,8 +134,8 @@ export class OrderWorld {
       to: quote.route.to,
       fromAmount: quote.route.amountIn,
       depositAddress: depositAddress(id, quote.request.from),
-      toAddress: message.toAddress as string,
-      refundAddress: (message.refundAddress as string | null) ?? null,
+      toAddress: message.toAddress,
+      refundAddress: message.refundAddress,
       allowlist: quote.request.allowlist,
       blocklist: quote.request.blocklist,
       status: 'awaiting_deposit',

@@ -2,10 +2,9 @@
 // `quote_candidates` only with include_candidates, the 422 QuoteRefusal, and 5xx that reveal nothing.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { QuoteRefused, Unavailable } from '../../../src/errors.js';
-import type { QuoteRequest } from '../../../src/quotes/types.js';
 import { QUOTE_VALIDITY_MS } from '../../../src/quotes/types.js';
 import {
-  BASE_CBBTC, BASE_USDC, BTC, QUOTED_AT, cannedQuote, decimalToBase, fullAudit, pricedRoute, startHarness, validBody, type Harness,
+  BASE_CBBTC, BASE_USDC, BTC, QUOTED_AT, cannedQuote, decimalToBase, fullAudit, pricedRoute, requestOf, startHarness, validBody, type Harness,
 } from './support.js';
 
 let h: Harness;
@@ -15,13 +14,13 @@ beforeAll(async () => {
 afterAll(async () => h.close());
 beforeEach(() => {
   h.bus.calls.length = 0;
-  h.bus.answer = (ref, message) => cannedQuote(ref.id, message.request as QuoteRequest);
+  h.bus.answer = (ref, message) => cannedQuote(ref.id, requestOf(message));
 });
 
 /** base.USDC → base.cbBTC (EVM, Base) → bitcoin.btc (bridged on Bitcoin): three assets, two decimals (6 and 8). */
 function twoStepAnswer() {
   h.bus.answer = (ref, message) => {
-    const request = message.request as QuoteRequest;
+    const request = requestOf(message);
     const route = pricedRoute(request.amountIn, [BASE_USDC, BASE_CBBTC, BTC], ['kyberswap', 'chainflip'], [
       { mode: 'evm', chain: 8453 },
       { mode: 'bitcoin' },
@@ -141,7 +140,7 @@ describe('QuoteAudit (2.4): "present only when `include_candidates` was set"', (
     expect(best.delivery).toEqual(q.delivery);
   });
   it('null when candidates were asked but the core kept none', async () => {
-    h.bus.answer = (ref, message) => ({ ...cannedQuote(ref.id, message.request as QuoteRequest), audit: null });
+    h.bus.answer = (ref, message) => ({ ...cannedQuote(ref.id, requestOf(message)), audit: null });
     const q = (await h.post(validBody({ include_candidates: true }))).body;
     expect(q.quote_candidates).toBeNull();
   });
@@ -150,7 +149,7 @@ describe('QuoteAudit (2.4): "present only when `include_candidates` was set"', (
 describe('422 QuoteRefusal: "no venue could quote the pair and amount"', () => {
   const refuse = (withAudit: boolean) => {
     h.bus.answer = (_ref, message) => {
-      const request = message.request as QuoteRequest;
+      const request = requestOf(message);
       const failedOnly = fullAudit(pricedRoute(request.amountIn, [request.from, request.to], ['across']), request.from);
       throw new QuoteRefused('No venue could quote the pair and amount.', { audit: withAudit ? failedOnly : null });
     };
@@ -210,7 +209,7 @@ describe('Errors (7): "5xx say only that something failed and carry a request id
   });
   it('a core value the renderer cannot write is our failure (500), not the caller\'s (400)', async () => {
     h.bus.answer = (ref, message) => {
-      const q = cannedQuote(ref.id, message.request as QuoteRequest);
+      const q = cannedQuote(ref.id, requestOf(message));
       return { ...q, route: { ...q.route, to: 'evm:1.0x000000000000000000000000000000000000dead' } };
     };
     const res = await h.post(validBody());

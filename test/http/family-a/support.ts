@@ -11,11 +11,13 @@ import { pino } from 'pino';
 import { expect } from 'vitest';
 import { createApp } from '../../../http/index.js';
 import { assetById, findAsset } from '../../../src/assets/registry.js';
-import type { ActorMessage, ActorRef, Bus, RequestOptions } from '../../../src/bus/types.js';
+import { typedRequest, type OutgoingEnvelope } from '../../../src/bus/typed-request.js';
+import type { ActorRef, Bus, RequestOptions } from '../../../src/bus/types.js';
 import { fromErrorData, toErrorData } from '../../../src/errors.js';
 import { QUOTE_VALIDITY_MS, type Quote, type QuoteRequest } from '../../../src/quotes/types.js';
 import type { PricedRoute, QuoteAudit, RouteStep } from '../../../src/routing/types.js';
-import { roundTrip } from '../../../src/store/codec.js';
+import type { AnyCommand } from '../../../src/protocol/index.js';
+import { decodeJson, encodeJson, roundTrip } from '../../../src/store/codec.js';
 import type { Execution, VenueId } from '../../../src/venues/types.js';
 
 export const QUOTED_AT = Date.parse('2026-11-22T10:00:00.000Z');
@@ -114,27 +116,34 @@ export function cannedQuote(quoteId: string, request: QuoteRequest, route?: Pric
 
 export interface BusCall {
   ref: ActorRef;
-  message: ActorMessage;
+  message: AnyCommand;
   opts: RequestOptions | undefined;
 }
 
-export type Answer = (ref: ActorRef, message: ActorMessage) => Promise<unknown> | unknown;
+export type Answer = (ref: ActorRef, message: AnyCommand) => Promise<unknown> | unknown;
+
+/** The core request a `quote.request` carries; any other command where a test expects one is the test's mistake. */
+export function requestOf(message: AnyCommand): QuoteRequest {
+  if (message.type !== 'quote.request') throw new Error(`expected quote.request, got ${message.type}`);
+  return message.request;
+}
 
 /** Answers each quote.request with cannedQuote(); tests swap `answer` to refuse or fail. */
 export class FakeBus implements Bus {
   readonly calls: BusCall[] = [];
-  answer: Answer = (ref, message) => cannedQuote(ref.id, message.request as QuoteRequest);
+  answer: Answer = (ref, message) => cannedQuote(ref.id, requestOf(message));
 
-  async request<T = unknown>(ref: ActorRef, message: ActorMessage, opts?: RequestOptions): Promise<T> {
+  // The real buses' typed side, so a command outside the protocol is refused here as it would be there.
+  readonly request: Bus['request'] = typedRequest(async <R>(outgoing: OutgoingEnvelope, opts: RequestOptions) => {
     // Through the codec both ways, as over the in-process bus and NATS: bigints must survive, errors are rehydrated.
-    const sent = roundTrip({ ref, message });
+    const sent = roundTrip(outgoing);
     this.calls.push({ ref: sent.ref, message: sent.message, opts });
     try {
-      return roundTrip(await this.answer(sent.ref, sent.message)) as T;
+      return decodeJson<R>(encodeJson(await this.answer(sent.ref, sent.message)));
     } catch (err) {
       throw fromErrorData(roundTrip(toErrorData(err)));
     }
-  }
+  });
   async serve(): Promise<() => Promise<void>> {
     return async () => {};
   }
@@ -144,7 +153,7 @@ export class FakeBus implements Bus {
   lastRequest(): QuoteRequest {
     const call = this.calls.at(-1);
     if (!call) throw new Error('the bus was not called');
-    return call.message.request as QuoteRequest;
+    return requestOf(call.message);
   }
 }
 

@@ -1,8 +1,9 @@
 // The actor host's promises: persist before you answer, one mailbox per actor, durable wake-ups, passivation, fencing.
 import { describe, expect, it } from 'vitest';
-import { assign, setup, type AnyMachineSnapshot } from 'xstate';
+import { assign, setup, type SnapshotFrom } from 'xstate';
 import { createRuntime } from '../../../actors/runtime.js';
 import type { ActorKindSpec } from '../../../actors/kind.js';
+import type { Reply } from '../../../src/bus/types.js';
 import { ManualClock } from '../../../src/clock.js';
 import { OrderNotFound, SnapshotConflict, toErrorData } from '../../../src/errors.js';
 import { createLogger } from '../../../src/log.js';
@@ -26,17 +27,28 @@ const counter = setup({
   },
 });
 
-const counterKind: ActorKindSpec = {
+interface CounterView {
+  state: unknown;
+  n: number;
+}
+// The counter's own protocol: `create` makes it, `inc` counts, `get` reads; each answers the view.
+interface CounterProtocol {
+  create: { command: { type: 'create'; deadline: number }; reply: CounterView };
+  inc: { command: { type: 'inc' }; reply: CounterView };
+  get: { command: { type: 'get' }; reply: CounterView };
+}
+const view = (s: SnapshotFrom<typeof counter>): Reply<CounterView> => ({ ok: true, value: { state: s.value, n: s.context.n } });
+
+const counterKind: ActorKindSpec<CounterProtocol, typeof counter> = {
   kind: 'order',
   logic: counter,
   create: (_id, m) => (m.type === 'create' ? { deadline: m.deadline } : null),
   toEvent: (m) => (m.type === 'inc' ? { type: 'inc' } : null),
   notFound: (id) => ({ ok: false, error: toErrorData(new OrderNotFound(`Order ${id} does not exist.`)) }),
   settled: () => true,
-  reply: (s: AnyMachineSnapshot) => ({ ok: true, value: { state: s.value, n: (s.context as { n: number }).n } }),
-  wakeUp: (s: AnyMachineSnapshot) =>
-    s.matches('open') ? { at: (s.context as { deadline: number }).deadline, event: { type: 'deadline' } } : null,
-  status: (s: AnyMachineSnapshot) => String(s.value),
+  replies: { create: view, inc: view, get: view },
+  wakeUp: (s) => (s.matches('open') ? { at: s.context.deadline, event: { type: 'deadline' } } : null),
+  status: (s) => String(s.value),
 };
 
 function host(opts: { store?: ActorStore; idleMs?: number; alwaysReplay?: boolean } = {}) {
