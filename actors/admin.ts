@@ -1,11 +1,14 @@
 // The admin subject router.admin.>: a NATS micro-service (`router-admin`, @nats-io/services conventions, so
-// $SRV.PING/INFO/STATS discovery works) that reads actors, shards and counts for operators. Every worker runs one
-// instance in one queue group; any instance can answer because the store and the lease bucket are shared.
-// Read-only: nothing here changes an actor or a lease. nats.conf lets only the admin user call it.
+// $SRV.PING/INFO/STATS discovery works) that reads actors, shards and counts for operators, and audits the orders'
+// money against the ledger. Every worker runs one instance in one queue group; any instance can answer because the
+// store, the lease bucket and the ledger are shared. Read-only: nothing here changes an actor, a lease or a balance.
+// nats.conf lets only the admin user call it.
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { ServiceMsg } from '@nats-io/services';
 import { svcm } from '../src/bus/nats-services.js';
+import type { Chains } from '../src/chains/types.js';
+import { auditJson } from '../src/orders/audit.js';
 import type { Logger } from '../src/log.js';
 import {
   ACTOR_KINDS,
@@ -19,6 +22,7 @@ import {
   type AdminActorsAnswer,
   type AdminActorsRequest,
   type AdminAnswer,
+  type AdminAuditAnswer,
   type AdminCountsAnswer,
   type AdminEmptyRequest,
   type AdminEndpoint,
@@ -30,6 +34,7 @@ import {
 } from '../src/protocol/index.js';
 import { decodeJson, encodeJson } from '../src/store/codec.js';
 import type { ActorStore } from '../src/store/types.js';
+import { runAudit } from './audit.js';
 import type { ShardDirectory } from './shard-directory.js';
 
 export interface AdminServiceDeps {
@@ -42,6 +47,9 @@ export interface AdminServiceDeps {
   version: string;
   /** Actors in this worker's memory (the runtime's activeCount). */
   activeActors?: () => number;
+  /** The ledger the orders move money on (the host's simulated chains), for router.admin.audit; without it the
+   *  audit answers an error rather than a clean audit of nothing. */
+  chains?: Pick<Chains, 'transfers' | 'balances' | 'height'>;
   logger: Logger;
 }
 
@@ -169,6 +177,11 @@ export async function createAdminService(deps: AdminServiceDeps): Promise<AdminS
     return { actors: actorsRows, totals, worker: { id: workerId, active: deps.activeActors ? deps.activeActors() : null }, workers: live.length };
   }
 
+  async function audit(): Promise<AdminAuditAnswer> {
+    if (!deps.chains) throw new AdminFailure(500, 'internal', 'this admin instance has no chains ledger to audit');
+    return auditJson(await runAudit({ store, chains: deps.chains }));
+  }
+
   function fail(msg: ServiceMsg, f: AdminFailure): void {
     const body: AdminErrorAnswer = { error: { code: f.code, message: f.message } };
     // A header value is one line: anything echoed from the request (a field name) loses its control characters.
@@ -205,7 +218,7 @@ export async function createAdminService(deps: AdminServiceDeps): Promise<AdminS
   const service = await svcm(nc).add({
     name: ADMIN_SERVICE_NAME,
     version: deps.version,
-    description: 'Operator view of the router cluster: actor state and history, actor listings, shards and owners, counts',
+    description: 'Operator view of the router cluster: actor state and history, actor listings, shards and owners, counts, the money audit',
     queue: QUEUE,
     metadata: { worker: workerId },
   });
@@ -234,6 +247,12 @@ export async function createAdminService(deps: AdminServiceDeps): Promise<AdminS
       handle: counts,
       request: '{} or empty',
       response: '{actors: [{kind, status, count}], totals, worker: {id, active}, workers}',
+    },
+    audit: {
+      validate: none,
+      handle: audit,
+      request: '{} or empty',
+      response: '{orders, rows: [{chain, asset, arrived, recorded, ..., difference, unrecorded, heldMismatch}], foreign, pending, findings, unreadable, differing, clean}',
     },
   };
   const group = service.addGroup(ADMIN_GROUP);

@@ -14,12 +14,14 @@ import {
   type AdminActorAnswer,
   type AdminActorsAnswer,
   type AdminAnswer,
+  type AdminAuditAnswer,
   type AdminCountsAnswer,
   type AdminEndpoint,
   type AdminErrorAnswer,
   type AdminShardsAnswer,
 } from '../protocol/admin.js';
 import { decodeJson, encodeJson } from '../store/codec.js';
+import { auditExitCode, renderAudit } from './audit.js';
 
 /** One instance found by standard discovery ($SRV.INFO / $SRV.STATS). */
 export interface ServiceInstance {
@@ -143,9 +145,13 @@ export const ADMIN_USAGE = `usage: router admin <command> [--json]
                             default 50), --after id (the "more:" cursor of the previous page)
   shards                    every shard with its owner and epoch; live workers
   counts                    actors per kind and status; workers
+  audit                     the money audit: per chain and asset, what arrived at deposit addresses beside what
+                            was delivered, refunded, paid in costs and is held; --data-dir dir audits an embedded
+                            data dir in this process instead (no NATS; the service may be running)
   services                  router-admin instances (standard service discovery)
   --json                    the raw answer instead of text
-exit codes: 0 answered, 1 error answer or no instance, 2 usage, 3 NATS unreachable or permission refused`;
+exit codes: 0 answered (audit: clean), 1 error answer, no instance or an audit that is not clean, 2 usage,
+3 NATS unreachable or permission refused`;
 
 export interface CliIo {
   out(text: string): void;
@@ -160,6 +166,10 @@ interface Call {
   body: Record<string, unknown>;
   /** Decodes an answer of the endpoint and renders it. */
   render(answerJson: string): string;
+  /** The exit code of an answer; 0 when absent. */
+  exitCode?(answerJson: string): number;
+  /** How long to wait for the answer; 10 s when absent. */
+  timeoutMs?: number;
 }
 
 /** A call of one endpoint: its subject, and its answer decoded as the protocol's answer of that endpoint. */
@@ -197,6 +207,10 @@ export function planCall(command: string, positionals: string[], opts: { status?
     case 'counts':
       arity(0, 'no arguments');
       return callOf('counts', {}, renderCounts);
+    case 'audit':
+      arity(0, 'no arguments');
+      // It reads every order and the ledger: longer than a listing.
+      return { ...callOf('audit', {}, renderAudit), exitCode: (json) => auditExitCode(decodeJson<AdminAuditAnswer>(json)), timeoutMs: 120_000 };
     default:
       throw new UsageError(command ? `unknown admin command "${command}".` : 'missing admin command.');
   }
@@ -249,6 +263,7 @@ export async function runAdmin(args: string[], io: CliIo, env?: Record<string, s
         status: { type: 'string', multiple: true },
         limit: { type: 'string' },
         after: { type: 'string' },
+        'data-dir': { type: 'string' },
       },
     });
   } catch (e) {
@@ -265,10 +280,16 @@ export async function runAdmin(args: string[], io: CliIo, env?: Record<string, s
   try {
     if (command !== 'services') call = planCall(command, rest, values);
     else if (rest.length || values.status || values.limit || values.after) throw new UsageError('admin services takes no arguments.');
+    if (values['data-dir'] !== undefined && command !== 'audit') throw new UsageError('--data-dir belongs to `admin audit`.');
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
     io.err(`${e.message}\n${ADMIN_USAGE}`);
     return 2;
+  }
+  if (values['data-dir'] !== undefined) {
+    // Loaded only here: the local audit brings the actor host's modules, which the other commands do not need.
+    const { runLocalAudit } = await import('./audit-local.js');
+    return runLocalAudit(values['data-dir'], { json: values.json === true }, io);
   }
 
   let config: Config;
@@ -298,7 +319,7 @@ export async function runAdmin(args: string[], io: CliIo, env?: Record<string, s
       io.out(values.json ? JSON.stringify(instances) : renderServices(instances));
       return instances.length ? 0 : 1;
     }
-    const msg = await nc.request(call.subject, encodeJson(call.body), { timeout: 10_000 });
+    const msg = await nc.request(call.subject, encodeJson(call.body), { timeout: call.timeoutMs ?? 10_000 });
     // The services error convention: Nats-Service-Error-Code / Nats-Service-Error headers (the body adds our code).
     const status = msg.headers?.get(ServiceErrorCodeHeader) ?? '';
     if (status !== '') {
@@ -314,7 +335,7 @@ export async function runAdmin(args: string[], io: CliIo, env?: Record<string, s
       return 1;
     }
     io.out(values.json ? msg.string() : call.render(msg.string()));
-    return 0;
+    return call.exitCode?.(msg.string()) ?? 0;
   } catch (e) {
     const nats = natsFailure(e, who);
     if (nats) {
@@ -326,7 +347,7 @@ export async function runAdmin(args: string[], io: CliIo, env?: Record<string, s
       return 1;
     }
     if (errorNamed(e, 'TimeoutError')) {
-      io.err(`No answer from ${ADMIN_SERVICE_NAME} within 10 s.`);
+      io.err(`No answer from ${ADMIN_SERVICE_NAME} within ${(call?.timeoutMs ?? 10_000) / 1000} s.`);
       return 1;
     }
     throw e;

@@ -81,7 +81,9 @@ export async function createWorker(config: Config, opts: { logger: Logger; versi
     async start() {
       await leases.start();
       runtime.start();
-      admin = await createAdminService({ nc, store, directory: leases, workerId: id, version: opts.version, activeActors: runtime.activeCount, logger });
+      admin = await createAdminService({
+        nc, store, chains, directory: leases, workerId: id, version: opts.version, activeActors: runtime.activeCount, logger,
+      });
       logger.info({ shards: leases.ownedShards().length }, 'worker started');
     },
     async close() {

@@ -2,6 +2,7 @@
 // (actors/admin.ts) and the CLI (src/cli/admin.ts) both read this module, so neither imports the other. Requests and
 // answers go through the JSON codec (bigints in contexts survive); times are epoch ms. Read-only by design: nothing
 // here changes an actor or a lease.
+import type { AuditReportJson } from '../orders/audit.js';
 import type { ActorSummary, Transition } from '../store/types.js';
 import type { ActorKind } from './kinds.js';
 
@@ -93,6 +94,10 @@ export interface AdminCountsAnswer {
   workers: number;
 }
 
+/** router.admin.audit: the money audit of every order against the ledger (src/orders/audit.ts), amounts as decimal
+ *  strings; `router admin audit --json` prints it as it came, and `--data-dir` prints the same shape. */
+export type AdminAuditAnswer = AuditReportJson;
+
 /**
  * Every endpoint of the admin subject with its request and answer. A new endpoint is one entry here: its subject
  * follows, and the service's handler table (actors/admin.ts) fails to build until it answers it.
@@ -102,6 +107,7 @@ export interface AdminProtocol {
   actors: { request: AdminActorsRequest; answer: AdminActorsAnswer };
   shards: { request: AdminEmptyRequest; answer: AdminShardsAnswer };
   counts: { request: AdminEmptyRequest; answer: AdminCountsAnswer };
+  audit: { request: AdminEmptyRequest; answer: AdminAuditAnswer };
 }
 
 export type AdminEndpoint = keyof AdminProtocol;
@@ -113,6 +119,7 @@ export const ADMIN_SUBJECTS: { readonly [E in AdminEndpoint]: `${typeof ADMIN_GR
   actors: 'router.admin.actors',
   shards: 'router.admin.shards',
   counts: 'router.admin.counts',
+  audit: 'router.admin.audit',
 };
 
 /** Every endpoint, in the order the service registers them. */

@@ -7,8 +7,8 @@ export type { OrderCommand, OrderCreate, OrderDeposit, OrderGet, OrderProtocol, 
 export type { ActorKind, AnyCommand, Command, CommandType, Protocols, ReplyTo } from './kinds.js';
 export { ACTOR_KINDS, commandTypes, isCommandOf } from './kinds.js';
 export type {
-  AdminActorAnswer, AdminActorRequest, AdminActorsAnswer, AdminActorsRequest, AdminAnswer, AdminCountsAnswer,
-  AdminEmptyRequest, AdminEndpoint, AdminErrorAnswer, AdminErrorCode, AdminProtocol, AdminRequest, AdminShardRow,
-  AdminShardsAnswer, AdminWorkerRow,
+  AdminActorAnswer, AdminActorRequest, AdminActorsAnswer, AdminActorsRequest, AdminAnswer, AdminAuditAnswer,
+  AdminCountsAnswer, AdminEmptyRequest, AdminEndpoint, AdminErrorAnswer, AdminErrorCode, AdminProtocol, AdminRequest,
+  AdminShardRow, AdminShardsAnswer, AdminWorkerRow,
 } from './admin.js';
 export { ACTORS_LIMIT, ADMIN_ENDPOINTS, ADMIN_GROUP, ADMIN_SERVICE_NAME, ADMIN_SUBJECTS } from './admin.js';

@@ -230,6 +230,7 @@ describe('standard discovery finds the router-admin service', { timeout: 30_000 
       ['actors', 'router.admin.actors', 'router-admin'],
       ['shards', 'router.admin.shards', 'router-admin'],
       ['counts', 'router.admin.counts', 'router-admin'],
+      ['audit', 'router.admin.audit', 'router-admin'],
     ]);
   });
 

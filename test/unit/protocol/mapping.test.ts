@@ -109,7 +109,7 @@ describe('At run time the protocol lists the same commands the types have', () =
   });
 
   it('the admin subject: one subject per endpoint, each with its answer type', () => {
-    expect(ADMIN_ENDPOINTS).toEqual(['actor', 'actors', 'shards', 'counts']);
+    expect(ADMIN_ENDPOINTS).toEqual(['actor', 'actors', 'shards', 'counts', 'audit']);
     expect(Object.values(ADMIN_SUBJECTS)).toEqual(ADMIN_ENDPOINTS.map((e) => `router.admin.${e}`));
     expectTypeOf<AdminAnswer<'shards'>>().toEqualTypeOf<AdminShardsAnswer>();
     expectTypeOf<AdminAnswer<'counts'>>().toEqualTypeOf<AdminCountsAnswer>();
