@@ -8,7 +8,8 @@ import type { OrderIndex } from '../src/store/types.js';
 
 export interface WakeUp {
   at: number;
-  event: EventObject;
+  /** The event sent when it fires, stamped with the host's clock then (several waits may have fallen due at once). */
+  event(now: number): EventObject;
 }
 
 /** One answer per command type: the compiler checks each against the reply the protocol gives that command. */

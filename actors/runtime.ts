@@ -200,7 +200,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       if (message.type === TIMER_DUE) {
         // A wake-up is read from the snapshot itself, so a stale or repeated one finds nothing due and does nothing.
         const wake = spec.wakeUp(a.actor.getSnapshot());
-        if (wake && wake.at <= now) a.actor.send(wake.event);
+        if (wake && wake.at <= now) a.actor.send(wake.event(now));
       } else {
         const event = spec.toEvent(message, now);
         // An actor in a final state takes no events; its reply is read from the snapshot (XState would warn on console).

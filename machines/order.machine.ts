@@ -98,14 +98,14 @@ export interface OrderContext extends OrderInput {
 export type DepositEvent = { type: 'deposit'; txId: string; from: string; amount: bigint; confirmations: number; required: number; at: number };
 export type OrderEvent =
   | DepositEvent
-  | { type: 'deposit.deadline'; at: number }
-  | { type: 'retry.due'; at: number }
-  | { type: 'refund.retry'; at: number }
   /** Cancel an order that has not started executing, or unwind a stalled or frozen one. */
   | { type: 'unwind'; at: number }
-  /** Sent by the host's wake-up to an order whose effect was running when its process died; restoring the snapshot
-   *  restarts the effect (keyed, so it runs once), the event itself changes nothing. */
-  | { type: 'resume'; at: number };
+  /**
+   * The host's durable timer at `at` (its clock when the wake-up fired): every wait due by then ends (the deposit
+   * deadline, a step's retry, a refund's retry). Also sent to an order whose effect was running when its process
+   * died: restoring the snapshot restarts the effect (keyed, so it runs once).
+   */
+  | { type: 'wake'; at: number };
 
 export type StepResult =
   | { status: 'filled'; amountOut: bigint; txId: string; at: number }
@@ -309,7 +309,9 @@ export const orderMachine = setup({
     /** A deposit not seen before, or a known one with more confirmations; repeats change nothing (at-least-once delivery). */
     depositNews: ({ context, event }) =>
       event.type === 'deposit' && !context.deposits.some((d) => d.txId === event.txId && d.confirmations >= event.confirmations),
-    hasDeposits: ({ context }) => context.deposits.length > 0,
+    deadlinePassed: ({ context, event }) => event.type === 'wake' && event.at >= context.depositDeadline,
+    retryDue: ({ context, event }) => event.type === 'wake' && context.retryAt !== null && event.at >= context.retryAt,
+    refundRetryDue: ({ context, event }) => event.type === 'wake' && context.refundRetryAt !== null && event.at >= context.refundRetryAt,
     overLimit: ({ context }) => context.policy.maxAmountIn !== null && sum(context.deposits) > context.policy.maxAmountIn,
     allConfirmed: ({ context }) => context.deposits.length > 0 && context.deposits.every(confirmed),
     /** Nothing converted yet: the funds are still the deposits, at the deposit address. */
@@ -392,7 +394,7 @@ export const orderMachine = setup({
               { guard: 'reachesAmount', target: 'funded', actions: 'recordDeposit' },
               { guard: 'newDeposit', target: 'underfunded', actions: 'recordDeposit' },
             ],
-            'deposit.deadline': { target: 'expired', actions: { type: 'close', params: { reason: null } } },
+            wake: { guard: 'deadlinePassed', target: 'expired', actions: { type: 'close', params: { reason: null } } },
             unwind: { target: 'refunded', actions: { type: 'close', params: { reason: 'cancelled' } } },
           },
         },
@@ -405,7 +407,7 @@ export const orderMachine = setup({
               { guard: 'reachesAmount', target: 'funded', actions: 'recordDeposit' },
               { guard: 'depositNews', actions: 'recordDeposit' },
             ],
-            'deposit.deadline': { target: 'refunding.underfunded', actions: { type: 'close', params: { reason: 'underfunded' } } },
+            wake: { guard: 'deadlinePassed', target: 'refunding.underfunded', actions: { type: 'close', params: { reason: 'underfunded' } } },
             unwind: { target: 'refunding.cancelled', actions: { type: 'close', params: { reason: 'cancelled' } } },
           },
         },
@@ -474,7 +476,7 @@ export const orderMachine = setup({
             },
             /** Waiting for a durable retry timer (orderWakeUp), not an in-memory delay. */
             backoff: {
-              on: { 'retry.due': { target: 'next', actions: assign({ retryAt: null }) } },
+              on: { wake: { guard: 'retryDue', target: 'next', actions: assign({ retryAt: null }) } },
             },
             next: {
               always: [{ guard: ({ context }) => context.step < context.route.steps.length, target: 'step' }, { target: 'delivering' }],
@@ -682,7 +684,7 @@ export const orderMachine = setup({
           },
         },
         backoff: {
-          on: { 'refund.retry': { target: 'paying', actions: assign({ refundRetryAt: null }) } },
+          on: { wake: { guard: 'refundRetryDue', target: 'paying', actions: assign({ refundRetryAt: null }) } },
         },
       },
     },
@@ -699,20 +701,16 @@ export function orderStatus(snapshot: { hasTag(tag: string): boolean }): OrderSt
   return status;
 }
 
-/** The next durable wake-up of an order, derived from its snapshot (long waits are durable, not XState `after`). */
-export function orderWakeUp(snapshot: { hasTag(tag: string): boolean; matches(v: never): boolean; context: OrderContext }): { at: number; event: OrderEvent } | null {
+/** The next durable wake-up of an order, derived from its snapshot (long waits are durable, not XState `after`):
+ *  at once while an effect is in flight (so a crash or a passivation brings it back), else the earliest wait. */
+export function orderWakeUp(snapshot: { hasTag(tag: string): boolean; matches(v: never): boolean; context: OrderContext }): { at: number; event(now: number): OrderEvent } | null {
   const ctx = snapshot.context;
-  // An effect in flight is always due: after a crash or a passivation the host brings the order back and its effect
-  // restarts. While the order is in memory the wake-up finds it busy and does nothing.
-  if (snapshot.hasTag(EFFECT)) return { at: 0, event: { type: 'resume', at: 0 } };
-  const waits: Array<{ at: number; event: OrderEvent }> = [];
+  const event = (now: number): OrderEvent => ({ type: 'wake', at: now });
+  if (snapshot.hasTag(EFFECT)) return { at: 0, event };
   const matches = (v: unknown) => snapshot.matches(v as never);
-  if (matches({ lifecycle: 'awaiting_deposit' }) || matches({ lifecycle: 'underfunded' })) {
-    waits.push({ at: ctx.depositDeadline, event: { type: 'deposit.deadline', at: ctx.depositDeadline } });
-  }
-  if (matches({ lifecycle: { executing: 'backoff' } }) && ctx.retryAt !== null) waits.push({ at: ctx.retryAt, event: { type: 'retry.due', at: ctx.retryAt } });
-  if (matches({ refunds: 'backoff' }) && ctx.refundRetryAt !== null) {
-    waits.push({ at: ctx.refundRetryAt, event: { type: 'refund.retry', at: ctx.refundRetryAt } });
-  }
-  return waits.sort((a, b) => a.at - b.at)[0] ?? null;
+  const waits: number[] = [];
+  if (matches({ lifecycle: 'awaiting_deposit' }) || matches({ lifecycle: 'underfunded' })) waits.push(ctx.depositDeadline);
+  if (matches({ lifecycle: { executing: 'backoff' } }) && ctx.retryAt !== null) waits.push(ctx.retryAt);
+  if (matches({ refunds: 'backoff' }) && ctx.refundRetryAt !== null) waits.push(ctx.refundRetryAt);
+  return waits.length === 0 ? null : { at: Math.min(...waits), event };
 }

@@ -142,6 +142,9 @@ export class OrderWorld {
       depositDeadline: now + DEPOSIT_WINDOW_MS,
       createdAt: now,
       amountOut: null,
+      refunds: [],
+      held: [],
+      haltReason: null,
     };
     this.orders.set(id, order);
     return order;

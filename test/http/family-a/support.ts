@@ -105,6 +105,7 @@ export function cannedQuote(quoteId: string, request: QuoteRequest, route?: Pric
     id: quoteId,
     request,
     route: r,
+    refundCost: 1n,
     audit: request.includeCandidates ? (audit ?? fullAudit(r, r.from)) : null,
     quotedAt: QUOTED_AT,
     expiresAt: QUOTED_AT + QUOTE_VALIDITY_MS,

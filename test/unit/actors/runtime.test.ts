@@ -47,7 +47,7 @@ const counterKind: ActorKindSpec<CounterProtocol, typeof counter> = {
   notFound: (id) => ({ ok: false, error: toErrorData(new OrderNotFound(`Order ${id} does not exist.`)) }),
   settled: () => true,
   replies: { create: view, inc: view, get: view },
-  wakeUp: (s) => (s.matches('open') ? { at: s.context.deadline, event: { type: 'deadline' } } : null),
+  wakeUp: (s) => (s.matches('open') ? { at: s.context.deadline, event: () => ({ type: 'deadline' }) } : null),
   status: (s) => String(s.value),
 };
 
