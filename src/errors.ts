@@ -87,6 +87,17 @@ export class ConfigError extends RouterError {
   override readonly code = 'config_invalid';
 }
 
+/**
+ * A store write whose outcome is unknown: the server may have applied it or not (a write concern not met within its
+ * time limit, a connection lost after the write was sent). It is not a SnapshotConflict: a conflict says the write
+ * was refused and nothing changed, and here the new snapshot may be stored. The runtime stops the actor on any failed
+ * save; its next message or wake-up reloads whichever version is stored: reload and decide. Retriable for callers.
+ */
+export class StoreOutcomeUnknown extends RouterError {
+  override readonly code = 'store_outcome_unknown';
+  override readonly retriable = true;
+}
+
 const classes: Record<string, new (message: string, details?: never) => RouterError> = {
   invalid_request: InvalidRequest,
   unknown_asset: UnknownAsset,
@@ -98,6 +109,9 @@ const classes: Record<string, new (message: string, details?: never) => RouterEr
   quote_expired: QuoteExpired,
   quote_already_bound: QuoteAlreadyBound,
   order_not_found: OrderNotFound,
+  order_not_cancellable: OrderNotCancellable,
+  refund_not_viable: RefundNotViable,
+  store_outcome_unknown: StoreOutcomeUnknown,
   snapshot_conflict: SnapshotConflict,
   venue_timeout: VenueTimeout,
   venue_failed: VenueFailed,

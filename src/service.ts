@@ -97,6 +97,7 @@ export async function createEmbeddedService(
           await deposits.poll();
           return t;
         },
+        unwind: (id) => bus.request({ kind: 'order', id }, { type: 'order.unwind' }),
         async advanceClock(ms) {
           clock.advance(ms);
           await runtime.fireDue();

@@ -1,5 +1,5 @@
-// The dev listener (loopback only, embedded mode): simulate a deposit on the simulated chain, and move the
-// service's clock forward so what falls due fires. Errors use the Family A envelope `{error}`.
+// The dev listener (loopback only): simulate a deposit on the simulated chain, move the service's clock forward so
+// what falls due fires, and cancel or unwind an order as an operator would. Errors use the Family A envelope `{error}`.
 import { Router } from '@koa/router';
 import Koa from 'koa';
 import type { Logger } from 'pino';
@@ -17,7 +17,11 @@ export interface DevDeps {
   deposit(d: { asset: Asset; from: string; to: string; amount: bigint }): Promise<{ txId: string; block: number }>;
   /** Moves the service clock forward by `ms` and fires what fell due; answers the new time. */
   advanceClock(ms: number): Promise<{ now: number }>;
+  /** The operator's cancel or unwind of an order (the core's `order.unwind`); answers its status after. */
+  unwind(orderId: string): Promise<{ status: string }>;
 }
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 const MAX_ADVANCE_MS = 366 * 24 * 3600 * 1000;
 
@@ -49,6 +53,14 @@ export function createDevApp(deps: DevDeps): Koa {
     }
     const { now } = await deps.advanceClock(ms);
     ctx.body = { now: new Date(now).toISOString() };
+  });
+  // An operator's hand on an order, as Family B's cancel will be the client's: not yet executing → cancelled and
+  // refunded; stalled or frozen → unwound. 409 for an order executing or finished.
+  router.post('/orders/:id/unwind', async (ctx) => {
+    const id = (ctx.params.id ?? '').toLowerCase();
+    if (!UUID.test(id)) throw new InvalidRequest('`id` must be a uuid.', 'id');
+    const { status } = await deps.unwind(id);
+    ctx.body = { id, status };
   });
   app.use(requestContext(deps.logger));
   app.use(async (ctx, next) => {

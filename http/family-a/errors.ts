@@ -20,6 +20,8 @@ export const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   refund_not_viable: 400,
   order_not_cancellable: 409,
   unavailable: 503,
+  // A store write that may or may not have happened: the actor reloads; the caller retries (a repeat is idempotent).
+  store_outcome_unknown: 503,
 };
 
 export interface ErrorReply {

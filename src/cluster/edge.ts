@@ -30,6 +30,7 @@ export async function createEdge(config: Config, opts: { logger: Logger; devList
         logger,
         bodyLimitBytes: config.bodyLimitBytes,
         deposit: ({ asset, from, to, amount }) => chains.simulateDeposit({ chain: asset.chain, asset: asset.id, from, to, amount }),
+        unwind: (id) => bus.request({ kind: 'order', id }, { type: 'order.unwind' }),
         advanceClock: async () => {
           throw new InvalidRequest('The clock can be moved only in embedded mode; each worker keeps the system time.', 'ms');
         },

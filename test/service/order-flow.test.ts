@@ -2,6 +2,7 @@
 // simulated chain through the dev listener, poll GET /order/{id}; or let the clock pass the deadline.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FEES_ACCOUNT } from '../../actors/index.js';
+import { runAudit } from '../../actors/audit.js';
 import { parseAmount, parseChainAsset } from '../../src/assets/index.js';
 import type { Chains } from '../../src/chains/types.js';
 import { startService, type RunningService } from '../support/service.js';
@@ -36,6 +37,22 @@ async function until(id: string, statuses: string[], ms = 10_000) {
     if (statuses.includes(o.status) || Date.now() > end) return o;
     await new Promise((r) => setTimeout(r, 20));
   }
+}
+
+/** Polls until the order lists `n` refunds (a refund runs beside the lifecycle, so it may land after `delivered`). */
+async function untilRefunds(id: string, n: number, ms = 10_000) {
+  const end = Date.now() + ms;
+  for (;;) {
+    const o = await get(id);
+    if ((o.refunds?.length ?? 0) >= n || Date.now() > end) return o;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** The refund transfers of an order on the ledger: what reached each address, and the refunds' own costs. */
+async function refundTransfers(chains: Chains, orderId: string) {
+  const all = (await chains.transfers()).filter((t) => t.key.startsWith(`${orderId}:refund:`));
+  return { sent: all.filter((t) => !t.key.endsWith(':cost')), costs: all.filter((t) => t.key.endsWith(':cost')) };
 }
 
 async function balance(chains: Chains, asset: string, address: string) {
@@ -92,10 +109,13 @@ describe('underfunded (our choice): top-ups count until the deadline; overpaymen
     await advance(600_000);
     expect((await until(o.id, ['funded'])).status).toBe('funded');
     await advance(600_000);
-    const done = await until(o.id, ['delivered']);
-    expect(done.status).toBe('delivered');
-    const refunds = await svc.service.chains.transfers({ key: `${o.id}:refund:excess` });
-    expect(refunds.map((t) => [t.to, t.amount])).toEqual([[SENDER_BTC, 1_000_000n]]);
+    expect((await until(o.id, ['delivered'])).status).toBe('delivered');
+    const done = await untilRefunds(o.id, 1);
+    // The excess 0.01 BTC goes back to the deposits' sender, less what the refund transaction costs.
+    const { sent, costs } = await refundTransfers(svc.service.chains, o.id);
+    expect(sent.map((t) => t.to)).toEqual([SENDER_BTC]);
+    expect(sent[0]!.amount + costs[0]!.amount).toBe(1_000_000n);
+    expect(done.refunds).toEqual([{ amount: `0.${String(sent[0]!.amount).padStart(8, '0')}`.replace(/0+$/, ''), reason: 'excess', to_address: SENDER_BTC, tx_id: sent[0]!.txId }]);
   });
 
   it('at the deadline, what arrived is refunded to the refund address and the order expires', async () => {
@@ -104,7 +124,12 @@ describe('underfunded (our choice): top-ups count until the deadline; overpaymen
     expect((await until(o.id, ['underfunded'])).status).toBe('underfunded');
     await advance(WEEK + 1);
     expect((await until(o.id, ['expired'])).status).toBe('expired');
-    expect(await balance(svc.service.chains, 'base.usdc', SENDER_EVM)).toBe(40_000_000n);
+    const done = await untilRefunds(o.id, 1);
+    // To the refund address given, not to the deposit's sender; the refund's own cost is taken from it.
+    const { sent, costs } = await refundTransfers(svc.service.chains, o.id);
+    expect(await balance(svc.service.chains, 'base.usdc', SENDER_EVM)).toBe(sent[0]!.amount);
+    expect(sent[0]!.amount + costs[0]!.amount).toBe(40_000_000n);
+    expect(done.refunds.map((r: { reason: string; to_address: string }) => [r.reason, r.to_address])).toEqual([['underfunded', SENDER_EVM]]);
     expect(await balance(svc.service.chains, 'base.usdc', o.deposit_address)).toBe(0n);
   });
 
@@ -113,6 +138,42 @@ describe('underfunded (our choice): top-ups count until the deadline; overpaymen
     await deposit(o.deposit_address, 'base.eth', '1', SENDER_EVM);
     await new Promise((r) => setTimeout(r, 300));
     expect((await get(o.id)).status).toBe('awaiting_deposit');
+  });
+});
+
+describe('Every deposit is accounted for: late deposits, cancellations and the audit', () => {
+  it('a deposit arriving after delivered is refunded to its own sender and shown in `refunds` (reason late_deposit)', async () => {
+    const { order: o } = await order('base.usdc', 'arbitrum.usdc', '25');
+    await deposit(o.deposit_address, 'base.usdc', '25', SENDER_EVM);
+    expect((await until(o.id, ['delivered'])).status).toBe('delivered');
+    const LATE = '0x2222222222222222222222222222222222222222';
+    await deposit(o.deposit_address, 'base.usdc', '3', LATE);
+    const after = await untilRefunds(o.id, 1);
+    expect(after.status).toBe('delivered');
+    const { sent, costs } = await refundTransfers(svc.service.chains, o.id);
+    expect(sent.map((t) => t.to.toLowerCase())).toEqual([LATE]);
+    expect(sent[0]!.amount + costs[0]!.amount).toBe(3_000_000n);
+    expect(after.refunds).toEqual([{ amount: String(Number(sent[0]!.amount) / 1e6), reason: 'late_deposit', to_address: sent[0]!.to, tx_id: sent[0]!.txId }]);
+    expect(await balance(svc.service.chains, 'base.usdc', o.deposit_address)).toBe(0n);
+  });
+
+  it('an operator cancels an underfunded order (dev listener): what arrived goes back (reason cancelled); a delivered order answers 409', async () => {
+    const { order: o } = await order('base.usdc', 'arbitrum.usdc', '60');
+    await deposit(o.deposit_address, 'base.usdc', '20', SENDER_EVM);
+    expect((await until(o.id, ['underfunded'])).status).toBe('underfunded');
+    const r = await svc.post(`${svc.devUrl}/orders/${o.id}/unwind`, {});
+    expect(r.status).toBe(200);
+    const after = await untilRefunds(o.id, 1);
+    expect(after.status).toBe('expired');
+    expect(after.refunds.map((x: { reason: string }) => x.reason)).toEqual(['cancelled']);
+    expect(await balance(svc.service.chains, 'base.usdc', o.deposit_address)).toBe(0n);
+
+    const { order: done } = await order('base.usdc', 'arbitrum.usdc', '10');
+    await deposit(done.deposit_address, 'base.usdc', '10', SENDER_EVM);
+    expect((await until(done.id, ['delivered'])).status).toBe('delivered');
+    const refused = await svc.post(`${svc.devUrl}/orders/${done.id}/unwind`, {});
+    expect(refused.status).toBe(409);
+    expect(refused.body.error).toMatch(/is delivered/);
   });
 });
 
@@ -129,5 +190,15 @@ describe('Any number of concurrent POST /order for one quote make exactly one or
 describe('Costs are collected on the fee account of each chain', () => {
   it('the base fee account holds USDC after deliveries', async () => {
     expect(await balance(svc.service.chains, 'base.usdc', FEES_ACCOUNT)).toBeGreaterThan(0n);
+  });
+});
+
+describe('The money audit over everything this suite did is clean (every difference 0)', () => {
+  it('runAudit over the service\'s store and ledger', async () => {
+    const report = await runAudit({ store: svc.service.store, chains: svc.service.chains });
+    expect(report.orders).toBeGreaterThan(5);
+    expect(report.rows.filter((r) => r.difference !== 0n || r.unrecorded !== 0n || r.heldMismatch !== 0n)).toEqual([]);
+    expect(report.findings).toEqual([]);
+    expect(report.clean).toBe(true);
   });
 });

@@ -242,6 +242,25 @@ describe('"400 unknown quote"', () => {
   });
 });
 
+describe('A refund that could not be paid is refused at creation (400), before the quote is bound', () => {
+  it('a quote whose amount does not exceed what one refund costs on the source chain', async () => {
+    const quote = world.addQuote({ from_amount: '0.002' }, { refundCost: 2_000n }); // 0.002 USDC = 2 000 base units
+    await expectRefused(
+      { quote_id: quote.id, to_address: ADDR.evm },
+      `\`quote_id\` ${quote.id} is for 2000 base units, which would not cover the 2000 a refund costs on the source chain; quote a larger amount.`,
+    );
+    expect(types()).toEqual(['quote.get']);
+  });
+  it('one base unit above the refund cost is accepted', async () => {
+    const quote = world.addQuote({ from_amount: '0.002001' }, { refundCost: 2_000n });
+    expect((await h.postOrder({ quote_id: quote.id, to_address: ADDR.evm })).status).toBe(201);
+  });
+  it('a refund address that is not valid for the source chain is refused before binding', async () => {
+    const quote = world.addQuote();
+    await expectRefused({ quote_id: quote.id, to_address: ADDR.evm, refund_address: ADDR.btc }, /^`refund_address` is not a valid address on base: /);
+  });
+});
+
 describe('"400 `to_address` not valid for the destination chain"', () => {
   it('a Bitcoin address for an EVM destination', async () => {
     const quote = world.addQuote(); // base.USDC → arbitrum.USDC

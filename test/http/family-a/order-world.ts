@@ -48,8 +48,8 @@ export class OrderWorld {
   /** Upper bound of a random wait before each command, so concurrent requests interleave as on a real bus. */
   jitterMs = 0;
 
-  /** A quote as quote.machine stores it; `over` moves its instants (e.g. an already expired one). */
-  addQuote(body: Record<string, unknown> = {}, over: Partial<Pick<Quote, 'quotedAt' | 'expiresAt'>> = {}): Quote {
+  /** A quote as quote.machine stores it; `over` moves its instants (e.g. an already expired one) or its refund cost. */
+  addQuote(body: Record<string, unknown> = {}, over: Partial<Pick<Quote, 'quotedAt' | 'expiresAt' | 'refundCost'>> = {}): Quote {
     const quote = { ...cannedQuote(randomUUID(), toQuoteRequest(validBody(body))), ...over };
     this.quotes.set(quote.id, { quote, state: 'quoted', binding: null });
     return quote;
