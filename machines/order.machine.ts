@@ -277,6 +277,12 @@ function shownRefundAddress(ctx: OrderContext, deposits: DepositRecord[]): strin
 
 
 
+/** A stalled or frozen order asked to unwind: refunded where it stands if nothing was converted, else unwound. */
+const UNWIND_FROM_HALT = [
+  { guard: 'nothingConverted', target: 'refunding.unwind', actions: { type: 'close', params: { reason: 'unwind' } } },
+  { target: 'unwinding' },
+] as const;
+
 export const orderMachine = setup({
   types: {
     context: {} as OrderContext,
@@ -540,24 +546,14 @@ export const orderMachine = setup({
         stalled: {
           tags: ['stalled'],
           entry: { type: 'mark', params: { status: 'stalled' } },
-          on: {
-            unwind: [
-              { guard: 'nothingConverted', target: 'refunding.unwind', actions: { type: 'close', params: { reason: 'unwind' } } },
-              { target: 'unwinding' },
-            ],
-          },
+          on: { unwind: UNWIND_FROM_HALT },
         },
         /** A policy halt (a venue halted, a re-priced step short of the quote beyond tolerance, an amount over the
          *  limit) or an unwind that could not finish: an operator must act (or unwind the order). */
         frozen: {
           tags: ['frozen'],
           entry: { type: 'mark', params: { status: 'frozen' } },
-          on: {
-            unwind: [
-              { guard: 'nothingConverted', target: 'refunding.unwind', actions: { type: 'close', params: { reason: 'unwind' } } },
-              { target: 'unwinding' },
-            ],
-          },
+          on: { unwind: UNWIND_FROM_HALT },
         },
         /** Swapping converted funds back to the source asset through the router's own quoting, then refunding them. */
         unwinding: {

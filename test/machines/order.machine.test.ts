@@ -8,11 +8,10 @@ import {
   DEPOSIT_WINDOW_MS, nextRefund, orderMachine, orderStatus,
   type OrderContext, type OrderEvent, type OrderInput, type QuoteBackResult, type RefundResult, type StepResult,
 } from '../../machines/order.machine.js';
-import { FEES_ACCOUNT, holdingAccount, holdings } from '../../src/orders/money.js';
 import type { OrderStatus, OrderView } from '../../src/orders/types.js';
 import { encodeJson, roundTrip } from '../../src/store/codec.js';
 import {
-  DEFAULT_POLICY, HOST_START, REFUND_COST, orderHost, routeBack, twoStepQuote, type OrderEffect, type OrderHost, type StoredOrder,
+  DEFAULT_POLICY, HOST_START, REFUND_COST, expectOrderMoneyNamed, orderHost, routeBack, twoStepQuote, type OrderEffect, type OrderHost,
 } from '../support/order-host.js';
 
 const ID = 'o-graph';
@@ -240,22 +239,6 @@ async function replay(host: OrderHost, e: EventObject & Record<string, unknown>)
   host.ledger.heal(`${ID}:refund:`);
 }
 
-/** The order's records agree with the ledger, and every deposited unit is delivered, a cost, refunded or held by the
- *  order (all assets are 6-decimal dollars and the test venues fill 1:1). */
-function expectMoneyNamed(host: OrderHost, o: StoredOrder): void {
-  const c = o.context;
-  const named = holdings(c);
-  for (const h of named) expect(host.ledger.balanceOf(h.chain, h.address, h.asset)).toBe(h.amount);
-  const mine = (a: string) => a === c.vault?.address || a === holdingAccount(ID);
-  const l = host.ledger;
-  const held = l.held(mine);
-  expect(held).toBe(named.reduce((s, h) => s + h.amount, 0n));
-  const refunded = l.sum((t) => t.key.startsWith(`${ID}:refund:`) && !t.key.endsWith(':cost'));
-  expect(l.sum((t) => t.to === TO) + l.sum((t) => t.to === FEES_ACCOUNT) + refunded + held).toBe(l.sum((t) => t.key.startsWith('deposit:')));
-  expect(l.held((a) => a.startsWith('pool:'))).toBe(l.sum((t) => t.to.startsWith('pool:')) - l.sum((t) => t.from.startsWith('pool:')));
-  expect(l.sum((t) => t.to.startsWith('pool:'))).toBe(c.legs.reduce((s, x) => s + x.amountIn - x.cost, 0n));
-}
-
 type OrderPath = (typeof paths)[number];
 
 function named(path: OrderPath) {
@@ -271,7 +254,7 @@ async function replayPath(path: OrderPath): Promise<void> {
       const stored = await host.load(ID);
       // Every step rests where the graph says, restored from the store (alwaysReplay).
       expect(roundTrip(decisive(stored.value, stored.context))).toEqual(roundTrip(decisive(step.state.value, step.state.context)));
-      expectMoneyNamed(host, stored);
+      expectOrderMoneyNamed(host, stored.context, TO);
     }
     const stored = await host.load(ID);
     expect(roundTrip(stored.snapshot)).toEqual(stored.snapshot);

@@ -3,9 +3,9 @@
 // step) over the fake ledger, and checked against the ledger after every step.
 import { describe, expect, it } from 'vitest';
 import type { OrderContext } from '../../machines/order.machine.js';
-import { FEES_ACCOUNT, holdingAccount, holdings } from '../../src/orders/money.js';
+import { holdingAccount, holdings } from '../../src/orders/money.js';
 import type { OrderView } from '../../src/orders/types.js';
-import { DEFAULT_POLICY, REFUND_COST, orderHost, twoStepQuote, type OrderHost, type StoredOrder } from '../support/order-host.js';
+import { DEFAULT_POLICY, REFUND_COST, expectOrderMoneyNamed, orderHost, twoStepQuote, type OrderHost, type StoredOrder } from '../support/order-host.js';
 
 const ID = 'o-money';
 const TO = '0x9858EfFD232B4033E47d90003D41EC34EcaEda94';
@@ -19,22 +19,7 @@ let tx = 0;
 const deposit = (host: OrderHost, from: string, amount: bigint, confirmations = 1, txId = `tx-${++tx}`) =>
   host.deposit(ID, { txId, from, amount, confirmations, required: 1 });
 
-/** The order's own records agree with the ledger: every account it names holds what its records say, and nothing
- *  of the order sits anywhere else (no venue pool keeps a unit of a step that did not fill). */
-function expectBalanced(host: OrderHost, o: StoredOrder): void {
-  const named = holdings(o.context);
-  for (const h of named) expect(host.ledger.balanceOf(h.chain, h.address, h.asset)).toBe(h.amount);
-  const vault = o.context.vault!.address;
-  const orderAccounts = (a: string) => a === vault || a === holdingAccount(ID);
-  expect(host.ledger.held(orderAccounts)).toBe(named.reduce((s, h) => s + h.amount, 0n));
-  // All assets are 6-decimal dollars and the venues fill 1:1: one sum conserves.
-  const deposited = host.ledger.sum((t) => t.key.startsWith('deposit:'));
-  const delivered = host.ledger.sum((t) => t.to === TO);
-  const costs = host.ledger.sum((t) => t.to === FEES_ACCOUNT);
-  const refunded = host.ledger.sum((t) => t.key.startsWith(`${ID}:refund:`) && !t.key.endsWith(':cost'));
-  expect(delivered + costs + refunded + host.ledger.held(orderAccounts)).toBe(deposited);
-  expect(refunded).toBe(o.context.refunds.reduce((s, r) => s + r.sent, 0n));
-}
+const expectBalanced = (host: OrderHost, o: StoredOrder) => expectOrderMoneyNamed(host, o.context, TO);
 
 async function runToRest(host: OrderHost): Promise<StoredOrder> {
   let o = await host.load(ID);

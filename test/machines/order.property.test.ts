@@ -6,9 +6,9 @@
 // PROPERTY_RUNS sets the number of runs (default 1500); a failure prints the seed and the shrunk sequence.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { FEES_ACCOUNT, holdingAccount, holdings } from '../../src/orders/money.js';
+import { holdings } from '../../src/orders/money.js';
 import type { OrderView } from '../../src/orders/types.js';
-import { DEFAULT_POLICY, REFUND_COST, orderHost, twoStepQuote, type OrderHost, type StoredOrder, type VenueScript } from '../support/order-host.js';
+import { DEFAULT_POLICY, REFUND_COST, expectOrderMoneyNamed, orderHost, twoStepQuote, type OrderHost, type StoredOrder, type VenueScript } from '../support/order-host.js';
 
 const ID = 'o-prop';
 const TO = '0x9858EfFD232B4033E47d90003D41EC34EcaEda94';
@@ -57,22 +57,9 @@ const action: fc.Arbitrary<Action> = fc.oneof(
 /** The invariants that hold after every step. */
 function check(host: OrderHost, o: StoredOrder): void {
   const c = o.context;
-  // The order's records name every unit it holds, and the ledger agrees account by account.
-  const named = holdings(c);
-  for (const h of named) expect(host.ledger.balanceOf(h.chain, h.address, h.asset), `${h.address} ${h.asset}`).toBe(h.amount);
-  const mine = (a: string) => a === c.vault?.address || a === holdingAccount(ID);
-  expect(host.ledger.held(mine)).toBe(named.reduce((s, h) => s + h.amount, 0n));
-  // Conservation (every asset is a 6-decimal dollar and venues fill 1:1 or not at all).
+  expectOrderMoneyNamed(host, c, TO);
   const deposited = host.ledger.sum((t) => t.key.startsWith('deposit:'));
   const delivered = host.ledger.sum((t) => t.to === TO);
-  const costs = host.ledger.sum((t) => t.to === FEES_ACCOUNT);
-  const refunded = host.ledger.sum((t) => t.key.startsWith(`${ID}:refund:`) && !t.key.endsWith(':cost'));
-  expect(delivered + costs + refunded + host.ledger.held(mine)).toBe(deposited);
-  // Nothing of the order's is left in a venue pool by a step that did not fill.
-  const venueIn = host.ledger.sum((t) => t.to.startsWith('pool:'));
-  const venueOut = host.ledger.sum((t) => t.from.startsWith('pool:'));
-  expect(venueIn).toBe(c.legs.reduce((s, l) => s + l.amountIn - l.cost, 0n));
-  expect(venueOut).toBe(c.legs.reduce((s, l) => s + l.amountOut, 0n));
   // Every deposit that reached the address is recorded on the order.
   expect(c.deposits.reduce((s, d) => s + d.amount, 0n)).toBe(deposited);
   // No refund spends an unconfirmed deposit.

@@ -24,45 +24,59 @@ async function freePort(): Promise<number> {
 const TO_BTC = 'bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu';
 const SENDER = '0x000000000000000000000000000000000000dEaD';
 
+/** The embedded service as a child process on a data dir that outlives it: started, SIGKILLed, started again. */
+async function serviceProcess(dir: string) {
+  const portA = await freePort();
+  const portDev = await freePort();
+  const base = `http://127.0.0.1:${portA}`;
+  const dev = `http://127.0.0.1:${portDev}`;
+  let child: ChildProcess | null = null;
+  const start = async () => {
+    const c = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      env: {
+        ...process.env, ROUTER_DATA_DIR: dir, ROUTER_PORT_A: String(portA), ROUTER_DEV_PORT: String(portDev), ROUTER_HOST: '127.0.0.1',
+        ROUTER_SIM_LATENCY_SCALE: '0', ROUTER_SIM_FAILURES: 'off', ROUTER_DEPOSIT_POLL_MS: '50', ROUTER_LOG_LEVEL: 'warn',
+      },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    const end = Date.now() + 20_000;
+    for (;;) {
+      try {
+        if ((await fetch(`${base}/health`)).ok) break;
+      } catch {
+        /* not listening yet */
+      }
+      if (Date.now() > end) throw new Error('service did not start');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    child = c;
+  };
+  const kill = async () => {
+    const c = child!;
+    c.kill('SIGKILL');
+    if (c.exitCode === null && c.signalCode === null) await once(c, 'exit');
+    child = null;
+  };
+  const stop = async () => {
+    if (!child) return;
+    const c: ChildProcess = child;
+    c.kill('SIGTERM');
+    if (c.exitCode === null && c.signalCode === null) await once(c, 'exit');
+    child = null;
+  };
+  const post = async (url: string, body: unknown) => {
+    const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    return { status: r.status, body: (await r.json()) as Record<string, any> };
+  };
+  const get = async (id: string) => (await (await fetch(`${base}/order/${id}`)).json()) as Record<string, any>;
+  return { base, dev, start, kill, stop, post, get, abandon: () => (child as ChildProcess | null)?.kill('SIGKILL') };
+}
+
 describe('Restart safety: kill the process at any moment and start it again; every order carries on, none twice', () => {
   it('three two-step orders survive SIGKILL at random points of execution, deliver once, and conserve every unit', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'router-kill-'));
-    const portA = await freePort();
-    const portDev = await freePort();
-    const base = `http://127.0.0.1:${portA}`;
-    const dev = `http://127.0.0.1:${portDev}`;
-    let child: ChildProcess | null = null;
-
-    const start = async () => {
-      const c = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-        env: {
-          ...process.env, ROUTER_DATA_DIR: dir, ROUTER_PORT_A: String(portA), ROUTER_DEV_PORT: String(portDev), ROUTER_HOST: '127.0.0.1',
-          ROUTER_SIM_LATENCY_SCALE: '0', ROUTER_SIM_FAILURES: 'off', ROUTER_DEPOSIT_POLL_MS: '50', ROUTER_LOG_LEVEL: 'warn',
-        },
-        stdio: ['ignore', 'ignore', 'inherit'],
-      });
-      const end = Date.now() + 20_000;
-      for (;;) {
-        try {
-          if ((await fetch(`${base}/health`)).ok) break;
-        } catch {
-          /* not listening yet */
-        }
-        if (Date.now() > end) throw new Error('service did not start');
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      child = c;
-    };
-    const kill = async () => {
-      const c = child!;
-      c.kill('SIGKILL');
-      if (c.exitCode === null && c.signalCode === null) await once(c, 'exit');
-      child = null;
-    };
-    const post = async (url: string, body: unknown) => {
-      const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-      return { status: r.status, body: (await r.json()) as Record<string, any> };
-    };
+    const svc = await serviceProcess(dir);
+    const { base, dev, start, kill, post } = svc;
 
     const orders: Array<Record<string, any>> = [];
     try {
@@ -95,9 +109,7 @@ describe('Restart safety: kill the process at any moment and start it again; eve
           await new Promise((r) => setTimeout(r, 50));
         }
       }
-      child!.kill('SIGTERM');
-      await once(child!, 'exit');
-      child = null;
+      await svc.stop();
 
       const chains = openSimChains({ file: join(dir, 'router.sqlite'), clock: new ManualClock(), pollMs: 0 });
       const btc = parseChainAsset('bitcoin.btc', 'to');
@@ -121,8 +133,83 @@ describe('Restart safety: kill the process at any moment and start it again; eve
       expect(await chains.balanceOf('bitcoin', TO_BTC, btc.id)).toBe(delivered);
       await chains.close();
     } finally {
-      if (child) (child as ChildProcess).kill('SIGKILL');
+      svc.abandon();
       rmSync(dir, { recursive: true, force: true });
     }
   }, 90_000);
+
+  it('late deposits, overpayments and cancellations with their refunds in flight survive SIGKILL: each refunded once, the audit clean', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'router-kill-refunds-'));
+    const svc = await serviceProcess(dir);
+    const { dev, start, kill, post, get } = svc;
+    const usdc = parseChainAsset('base.usdc', 'from');
+    const killSoon = async () => {
+      await new Promise((r) => setTimeout(r, Math.floor(Math.random() * 150)));
+      await kill();
+      await start();
+    };
+    const order = async (amount: string) => {
+      const q = await post(`${svc.base}/quote`, { from: 'base.usdc', to: 'arbitrum.usdc', from_amount: amount, return_full_route: false });
+      expect(q.status).toBe(200);
+      const o = await post(`${svc.base}/order`, { quote_id: q.body.id, to_address: '0x9858EfFD232B4033E47d90003D41EC34EcaEda94' });
+      expect(o.status).toBe(201);
+      return o.body;
+    };
+    const until = async (id: string, done: (o: Record<string, any>) => boolean) => {
+      const end = Date.now() + 30_000;
+      for (;;) {
+        const o = await get(id);
+        if (done(o)) return o;
+        if (Date.now() > end) throw new Error(`order ${id} stuck: ${JSON.stringify(o)}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    };
+    try {
+      await start();
+      // A: delivered, then a late deposit whose refund the kill may interrupt.
+      const a = await order('30');
+      await post(`${dev}/deposits`, { to: a.deposit_address, asset: 'base.usdc', amount: '30', from: SENDER });
+      await until(a.id, (o) => o.status === 'delivered');
+      await post(`${dev}/deposits`, { to: a.deposit_address, asset: 'base.usdc', amount: '7', from: SENDER });
+      await killSoon();
+      // B: an overpayment, its excess refunded while the route runs.
+      const b = await order('20');
+      await post(`${dev}/deposits`, { to: b.deposit_address, asset: 'base.usdc', amount: '26', from: SENDER });
+      await killSoon();
+      // C: underfunded, cancelled by the operator; the kill lands during the cancellation's refund.
+      const c = await order('50');
+      await post(`${dev}/deposits`, { to: c.deposit_address, asset: 'base.usdc', amount: '12', from: SENDER });
+      await until(c.id, (o) => o.status === 'underfunded');
+      expect((await post(`${dev}/orders/${c.id}/unwind`, {})).status).toBe(200);
+      await killSoon();
+
+      const aDone = await until(a.id, (o) => o.refunds?.length === 1);
+      const bDone = await until(b.id, (o) => o.status === 'delivered' && o.refunds?.length === 1);
+      const cDone = await until(c.id, (o) => o.status === 'expired' && o.refunds?.length === 1);
+      expect([aDone.refunds[0].reason, bDone.refunds[0].reason, cDone.refunds[0].reason]).toEqual(['late_deposit', 'excess', 'cancelled']);
+      await svc.stop();
+
+      const chains = openSimChains({ file: join(dir, 'router.sqlite'), clock: new ManualClock(), pollMs: 0 });
+      const expected: Array<[Record<string, any>, bigint]> = [[a, 7_000_000n], [b, 6_000_000n], [c, 12_000_000n]];
+      for (const [o, amount] of expected) {
+        const refunds = (await chains.transfers()).filter((t) => t.key.startsWith(`${o.id}:refund:`));
+        // One refund of the whole free amount: what reached the sender plus its cost, nothing twice.
+        expect(refunds.reduce((s, t) => s + t.amount, 0n)).toBe(amount);
+        expect(refunds.filter((t) => !t.key.endsWith(':cost')).map((t) => t.to)).toEqual([SENDER]);
+        expect(await chains.balanceOf('base', o.deposit_address, usdc.id)).toBe(0n);
+      }
+      await chains.close();
+
+      // The operator's audit of the data dir: every difference 0.
+      const audit = spawn(process.execPath, ['--import', 'tsx', 'src/cli/router.ts', 'admin', 'audit', '--data-dir', dir], { stdio: ['ignore', 'pipe', 'inherit'] });
+      let out = '';
+      audit.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+      const [code] = (await once(audit, 'close')) as [number];
+      expect(out.trimEnd().split('\n').at(-1)).toBe('audit: clean');
+      expect(code).toBe(0);
+    } finally {
+      svc.abandon();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

@@ -12,6 +12,7 @@
 // one ending while the runtime evicts makes it store a stopped snapshot that never runs again (actors/runtime.ts,
 // persist after evict).
 import { randomUUID } from 'node:crypto';
+import { expect } from 'vitest';
 import { createActor, fromPromise, toPromise, type AnyActorLogic } from 'xstate';
 import { createRuntime, orderKind, type ActorKindSpec, type Runtime } from '../../actors/index.js';
 import { ORDER_EFFECTS, orderMachine, orderWakeUp, type OrderContext, type OrderPolicy } from '../../machines/order.machine.js';
@@ -23,6 +24,7 @@ import type { Transfer, TransferRequest } from '../../src/chains/types.js';
 import { ManualClock } from '../../src/clock.js';
 import { VenueFailed } from '../../src/errors.js';
 import { createLogger } from '../../src/log.js';
+import { FEES_ACCOUNT, holdingAccount, holdings } from '../../src/orders/money.js';
 import type { Quote } from '../../src/quotes/types.js';
 import type { PricedRoute } from '../../src/routing/types.js';
 import { roundTrip } from '../../src/store/codec.js';
@@ -378,4 +380,24 @@ export function orderHost(opts: { policy?: Partial<OrderPolicy>; alwaysReplay?: 
       await sqlite.close();
     },
   };
+}
+
+/**
+ * The order's own records name every unit it holds and the fake ledger agrees account by account; every deposited
+ * unit is delivered, a cost, refunded or held by the order (every asset of these tests is a 6-decimal dollar, and
+ * the test venues fill 1:1 or not at all); no venue pool keeps any of a step that did not fill.
+ */
+export function expectOrderMoneyNamed(host: OrderHost, c: OrderContext, toAddress: string): void {
+  const named = holdings(c);
+  for (const h of named) expect(host.ledger.balanceOf(h.chain, h.address, h.asset), `${h.address} ${h.asset}`).toBe(h.amount);
+  const l = host.ledger;
+  const mine = (a: string) => a === c.vault?.address || a === holdingAccount(c.id);
+  const held = l.held(mine);
+  expect(held).toBe(named.reduce((s, h) => s + h.amount, 0n));
+  const deposited = l.sum((t) => t.key.startsWith('deposit:'));
+  const refunded = l.sum((t) => t.key.startsWith(`${c.id}:refund:`) && !t.key.endsWith(':cost'));
+  expect(l.sum((t) => t.to === toAddress) + l.sum((t) => t.to === FEES_ACCOUNT) + refunded + held).toBe(deposited);
+  expect(refunded).toBe(c.refunds.reduce((s, r) => s + r.sent, 0n));
+  expect(l.sum((t) => t.to.startsWith('pool:'))).toBe(c.legs.reduce((s, x) => s + x.amountIn - x.cost, 0n));
+  expect(l.sum((t) => t.from.startsWith('pool:'))).toBe(c.legs.reduce((s, x) => s + x.amountOut, 0n));
 }
