@@ -1,8 +1,7 @@
 // Hosting of order.machine: `order.create` creates the order (issuing its deposit address) and answers once it
 // awaits its deposit; `order.get` reads it; `order.unwind` cancels or unwinds it; `deposit` events come from the
 // deposit watcher. The effects (order-effects.ts) move money on the chains port and through venues, each keyed.
-import type { AnyMachineSnapshot } from 'xstate';
-import { orderMachine, orderStatus, orderWakeUp, type OrderContext, type OrderMachine, type OrderPolicy } from '../../machines/order.machine.js';
+import { orderMachine, orderStatus, orderWakeUp, type OrderMachine, type OrderPolicy, type OrderSnapshot } from '../../machines/order.machine.js';
 import { assetById } from '../../src/assets/index.js';
 import type { ChainName } from '../../src/assets/types.js';
 import { OrderNotCancellable, OrderNotFound, toErrorData } from '../../src/errors.js';
@@ -18,8 +17,8 @@ export interface OrderKindDeps extends OrderEffectDeps {
   policy: OrderPolicy;
 }
 
-export function orderView(s: AnyMachineSnapshot): OrderView {
-  const c = s.context as OrderContext;
+export function orderView(s: OrderSnapshot): OrderView {
+  const c = s.context;
   return {
     id: c.id,
     quoteId: c.quoteId,
@@ -44,8 +43,8 @@ export function orderView(s: AnyMachineSnapshot): OrderView {
 }
 
 /** Whether `order.unwind` was taken: the order is closing, unwinding or closed by a cancel or an unwind. */
-function unwindTaken(s: AnyMachineSnapshot): boolean {
-  const c = s.context as OrderContext;
+function unwindTaken(s: OrderSnapshot): boolean {
+  const c = s.context;
   return c.closeReason === 'cancelled' || c.closeReason === 'unwind' || s.matches({ lifecycle: 'unwinding' });
 }
 
@@ -107,7 +106,7 @@ export function orderKind(deps: OrderKindDeps): ActorKindSpec<OrderProtocol, Ord
     wakeUp: (s) => orderWakeUp(s),
     status: (s) => orderStatus(s),
     index(s) {
-      const c = s.context as OrderContext;
+      const c = s.context;
       return { sender: c.deposits[0]?.from ?? null, destination: c.toAddress, refund: c.refundAddress, orderType: 'market', createdAt: c.createdAt };
     },
   };

@@ -1,14 +1,13 @@
-// The order actor hosted by the runtime with real effects: HD vaults, the simulated ledger and venues.
-// (Groundwork of issue 3: the deposit watcher, the dev listener and the HTTP wiring come next.)
+// The order actor hosted by the runtime with real effects (HD vaults, the simulated ledger and venues), asked
+// through the in-process bus with the typed protocol, as the edge asks it.
 import { describe, expect, it } from 'vitest';
 import { createRuntime } from '../../../actors/runtime.js';
+import { createInProcessBus } from '../../../src/bus/index.js';
 import { orderKind, FEES_ACCOUNT } from '../../../actors/kinds/order.js';
 import { quoteKind } from '../../../actors/kinds/quote.js';
 import { openSimChains } from '../../../src/chains/index.js';
 import { ManualClock } from '../../../src/clock.js';
 import { createLogger } from '../../../src/log.js';
-import type { OrderView } from '../../../src/orders/types.js';
-import type { Quote } from '../../../src/quotes/types.js';
 import { createRouter } from '../../../src/routing/index.js';
 import { openSqliteStore } from '../../../src/store/sqlite-store.js';
 import { createVaults, parseSeed } from '../../../src/vaults/index.js';
@@ -32,14 +31,11 @@ async function world() {
       orderKind({ clock, vaults, chains, market, policy: { maxAttempts: 3, backoffMs: 1000, shortfallToleranceBps: 100, maxAmountIn: null } }),
     ],
   });
-  const ask = async <T>(kind: 'quote' | 'order', id: string, message: Record<string, unknown> & { type: string }) => {
-    const r = await runtime.handle({ ref: { kind, id }, message });
-    if (!r.ok) throw new Error(`${r.error.code}: ${r.error.message}`);
-    return r.value as T;
-  };
-  const quote = await ask<Quote>('quote', 'q1', { type: 'quote.request', request: quoteRequest({ amountIn: 1_000_000_000n }) });
-  const order = await ask<OrderView>('order', 'o1', { type: 'order.create', quote, toAddress: '0x9858EfFD232B4033E47d90003D41EC34EcaEda94', refundAddress: null });
-  return { clock, store, chains, runtime, ask, quote, order };
+  const bus = createInProcessBus(10_000);
+  await bus.serve(runtime.handle);
+  const quote = await bus.request({ kind: 'quote', id: 'q1' }, { type: 'quote.request', request: quoteRequest({ amountIn: 1_000_000_000n }) });
+  const order = await bus.request({ kind: 'order', id: 'o1' }, { type: 'order.create', quote, toAddress: '0x9858EfFD232B4033E47d90003D41EC34EcaEda94', refundAddress: null });
+  return { clock, store, chains, runtime, bus, quote, order };
 }
 
 describe('Order creation: status awaiting_deposit, a fresh deposit address, deposit_deadline seven days after creation', () => {
@@ -59,7 +55,7 @@ describe('awaiting_deposit → expired when deposit_deadline passes with nothing
     expect(await w.runtime.fireDue()).toBe(0);
     w.clock.advance(1);
     expect(await w.runtime.fireDue()).toBe(1);
-    expect((await w.ask<OrderView>('order', 'o1', { type: 'order.get' })).status).toBe('expired');
+    expect((await w.bus.request({ kind: 'order', id: 'o1' }, { type: 'order.get' })).status).toBe('expired');
   });
 });
 
@@ -68,13 +64,14 @@ describe('awaiting_deposit → funded → executing → delivered, with refund_a
     const w = await world();
     const from = '0x000000000000000000000000000000000000dEaD';
     const dep = await w.chains.simulateDeposit({ chain: 'base', asset: w.quote.route.from, from, to: w.order.depositAddress, amount: 1_000_000_000n });
-    const seen = await w.ask<OrderView>('order', 'o1', { type: 'deposit', txId: dep.txId, from, amount: 1_000_000_000n, confirmations: 0, required: 1 });
+    const order = { kind: 'order' as const, id: 'o1' };
+    const seen = await w.bus.request(order, { type: 'deposit', txId: dep.txId, from, amount: 1_000_000_000n, confirmations: 0, required: 1 });
     expect(seen.status).toBe('funded');
     expect(seen.refundAddress).toBe(from);
-    await w.ask('order', 'o1', { type: 'deposit', txId: dep.txId, from, amount: 1_000_000_000n, confirmations: 1, required: 1 });
-    let view: OrderView;
+    await w.bus.request(order, { type: 'deposit', txId: dep.txId, from, amount: 1_000_000_000n, confirmations: 1, required: 1 });
+    let view = seen;
     for (let i = 0; ; i++) {
-      view = await w.ask<OrderView>('order', 'o1', { type: 'order.get' });
+      view = await w.bus.request(order, { type: 'order.get' });
       if (view.status === 'delivered' || i > 200) break;
       await new Promise((r) => setTimeout(r, 5));
     }
