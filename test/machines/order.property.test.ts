@@ -3,7 +3,7 @@
 // its end too), random venue failures and halts, refused refunds, cancels and unwinds, random clock moves. After
 // every step the order's records agree with the ledger and money is conserved; no refund spends an unconfirmed
 // deposit; once everything is confirmed and settled, a delivered or expired order holds nothing.
-// PROPERTY_RUNS sets the number of runs (default 1500); a failure prints the seed and the shrunk sequence.
+// PROPERTY_RUNS sets the number of runs (default 2000); a failure prints the seed and the shrunk sequence.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { holdings } from '../../src/orders/money.js';
@@ -15,7 +15,7 @@ const TO = '0x9858EfFD232B4033E47d90003D41EC34EcaEda94';
 const SENDERS = ['0x00000000000000000000000000000000000000a1', '0x00000000000000000000000000000000000000b2'] as const;
 const QUOTE = twoStepQuote('q-prop');
 const AMOUNT = QUOTE.route.amountIn;
-const RUNS = Number(process.env.PROPERTY_RUNS ?? 1500);
+const RUNS = Number(process.env.PROPERTY_RUNS ?? 2000);
 
 type Action =
   | { kind: 'deposit'; sender: number; amount: bigint; confirmed: boolean }

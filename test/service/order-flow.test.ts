@@ -157,6 +157,23 @@ describe('Every deposit is accounted for: late deposits, cancellations and the a
     expect(await balance(svc.service.chains, 'base.usdc', o.deposit_address)).toBe(0n);
   });
 
+  it('refunds cannot be hijacked: an outsider\'s 0.000001 first, then the owner\'s 150 for a 100 order: the excess goes to the owner', async () => {
+    const OUTSIDER = '0x3333333333333333333333333333333333333333';
+    const OWNER = '0x4444444444444444444444444444444444444444';
+    const { order: o } = await order('base.usdc', 'arbitrum.usdc', '100');
+    await deposit(o.deposit_address, 'base.usdc', '0.000001', OUTSIDER);
+    expect((await until(o.id, ['underfunded'])).refund_address).toBeNull(); // dust never sets the refund address
+    await deposit(o.deposit_address, 'base.usdc', '150', OWNER);
+    expect((await until(o.id, ['delivered'])).status).toBe('delivered');
+    const done = await untilRefunds(o.id, 1);
+    expect(done.refund_address.toLowerCase()).toBe(OWNER);
+    const { sent, costs } = await refundTransfers(svc.service.chains, o.id);
+    expect(sent.map((t) => t.to.toLowerCase())).toEqual([OWNER]);
+    // Execution took the outsider's unit first, then 99.999999 of the owner's; the rest is the owner's.
+    expect(sent[0]!.amount + costs[0]!.amount).toBe(50_000_001n);
+    expect(await balance(svc.service.chains, 'base.usdc', OUTSIDER)).toBe(0n);
+  });
+
   it('an operator cancels an underfunded order (dev listener): what arrived goes back (reason cancelled); a delivered order answers 409', async () => {
     const { order: o } = await order('base.usdc', 'arbitrum.usdc', '60');
     await deposit(o.deposit_address, 'base.usdc', '20', SENDER_EVM);
