@@ -94,6 +94,26 @@ describe('Order (2.5): "`amount_out` … absent until delivered"', () => {
   });
 });
 
+describe('Order: `refunds` (an addition to the spec) is absent until the first refund, each written per `format`', () => {
+  const refund = (amount: bigint, txId: string | null) =>
+    ({ reason: 'late_deposit' as const, asset: BASE_USDC, amount, cost: 2_000n, to: ADDR.evmOther, txId, at: Date.parse('2026-11-23T10:00:00Z') });
+  it('absent before, then `{amount, reason, to_address, tx_id}` in the source asset; `tx_id` null when nothing was sent', async () => {
+    const id = await usdcToBtcOrder('formatted');
+    expect(Object.keys((await h.getOrder(id)).body)).not.toContain('refunds');
+    world.update(id, { status: 'delivered', amountOut: 1_234_567n, refunds: [refund(2_995_905n, '0xabc'), refund(0n, null)] });
+    const after = await h.getOrder(id);
+    expect(after.body.refunds).toEqual([
+      { amount: '2.995905', reason: 'late_deposit', to_address: ADDR.evmOther, tx_id: '0xabc' },
+      { amount: '0', reason: 'late_deposit', to_address: ADDR.evmOther, tx_id: null },
+    ]);
+  });
+  it('raw: base units', async () => {
+    const id = await usdcToBtcOrder('raw');
+    world.update(id, { refunds: [refund(2_995_905n, '0xabc')] });
+    expect((await h.getOrder(id)).body.refunds[0].amount).toBe('2995905');
+  });
+});
+
 describe('Order (2.5): amounts and assets written per `format`, "inherited from the quote"', () => {
   it('raw: canonical names and base units; formatted: <chain>.<symbol> and asset units, the same values', async () => {
     const rawId = await usdcToBtcOrder('raw');
