@@ -42,8 +42,8 @@ function onSignals(logger: Logger, servers: Server[], close: () => Promise<void>
     }
     await close();
     logger.info('stopped');
-    logger.flush();
-    process.exit(0);
+    // The log destination is asynchronous: exit once the last lines are written, or they can be lost.
+    logger.flush(() => process.exit(0));
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
