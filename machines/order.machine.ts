@@ -209,6 +209,16 @@ export function stepInput(ctx: OrderContext): StepInput {
   };
 }
 
+/** The record of the step `stepInput` describes, once its venue filled. */
+function filledLeg(ctx: OrderContext, output: StepResult, unwind: boolean): LegRecord {
+  const o = output as Extract<StepResult, { status: 'filled' }>;
+  const s = stepInput(ctx);
+  return {
+    index: unwind ? ctx.unwind!.step : ctx.step, unwind, venue: s.venue, from: s.from, to: s.to, holder: s.holder,
+    amountIn: s.stepAmountIn, cost: s.cost, amountOut: o.amountOut, txId: o.txId, at: o.at,
+  };
+}
+
 /** A refund of `amount` from `from`: its cost is the quoted refund cost, or all of it when it is not larger. */
 function planRefund(ctx: OrderContext, p: Omit<PlannedRefund, 'chain' | 'asset' | 'cost'>): PlannedRefund {
   return { ...p, chain: ctx.sourceChain, asset: ctx.route.from, cost: min(ctx.refundCost, p.amount) };
@@ -446,15 +456,13 @@ export const orderMachine = setup({
                   {
                     guard: ({ event }) => event.output.status === 'filled',
                     target: 'next',
-                    actions: assign(({ context, event }) => {
-                      const o = event.output as Extract<StepResult, { status: 'filled' }>;
-                      const s = stepInput(context);
-                      const leg: LegRecord = {
-                        index: context.step, unwind: false, venue: s.venue, from: s.from, to: s.to, holder: s.holder,
-                        amountIn: s.stepAmountIn, cost: s.cost, amountOut: o.amountOut, txId: o.txId, at: o.at,
-                      };
-                      return { legs: [...context.legs, leg], step: context.step + 1, attempt: 0, retryAt: null, lastError: null };
-                    }),
+                    actions: assign(({ context, event }) => ({
+                      legs: [...context.legs, filledLeg(context, event.output, false)],
+                      step: context.step + 1,
+                      attempt: 0,
+                      retryAt: null,
+                      lastError: null,
+                    })),
                   },
                   {
                     guard: ({ event }) => event.output.status === 'halted',
@@ -594,16 +602,10 @@ export const orderMachine = setup({
                   {
                     guard: ({ event }) => event.output.status === 'filled',
                     target: 'next',
-                    actions: assign(({ context, event }) => {
-                      const o = event.output as Extract<StepResult, { status: 'filled' }>;
-                      const s = stepInput(context);
-                      const u = context.unwind!;
-                      const leg: LegRecord = {
-                        index: u.step, unwind: true, venue: s.venue, from: s.from, to: s.to, holder: s.holder,
-                        amountIn: s.stepAmountIn, cost: s.cost, amountOut: o.amountOut, txId: o.txId, at: o.at,
-                      };
-                      return { legs: [...context.legs, leg], unwind: { ...u, step: u.step + 1 } };
-                    }),
+                    actions: assign(({ context, event }) => ({
+                      legs: [...context.legs, filledLeg(context, event.output, true)],
+                      unwind: { ...context.unwind!, step: context.unwind!.step + 1 },
+                    })),
                   },
                   {
                     target: '#order.lifecycle.frozen',

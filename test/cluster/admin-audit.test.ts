@@ -1,7 +1,7 @@
 // router.admin.audit on a real nats-server with nats.conf's users: a worker's admin service audits the store and the
 // simulated ledger it was given, the `router admin audit` CLI prints it (text, --json) with exit 0 when clean and 1
 // when not, and an instance without a ledger answers an error instead of a clean audit of nothing.
-import { spawn } from 'node:child_process';
+import { runRouterCli } from '../support/router-cli.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -67,16 +67,8 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 }, 30_000);
 
-function runCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('ROUTER_')));
-  const env = { ...base, ROUTER_NATS_URL: server.url, ROUTER_NATS_USER: 'admin', ROUTER_NATS_PASSWORD: 'admin-local' };
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/router.ts', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  return new Promise((res) => child.on('close', (code) => res({ code, stdout, stderr })));
-}
+const runCli = (args: string[]) =>
+  runRouterCli(args, { ROUTER_NATS_URL: server.url, ROUTER_NATS_USER: 'admin', ROUTER_NATS_PASSWORD: 'admin-local' });
 
 describe('router.admin.audit', { timeout: 60_000 }, () => {
   it('answers the audit of the worker\'s store and ledger, amounts as decimal strings', async () => {

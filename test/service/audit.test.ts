@@ -1,13 +1,13 @@
 // `router admin audit --data-dir` as an operator runs it, in its own process, against the data dir of a running
 // embedded service: clean after an order is delivered (and with a foreign-asset deposit left for an operator),
 // exit 1 once money leaves a deposit address without a record, exit 2 for a data dir that is not one.
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseChainAsset } from '../../src/assets/index.js';
 import type { AuditReportJson } from '../../src/orders/audit.js';
+import { runRouterCli } from '../support/router-cli.js';
 import { startService, type RunningService } from '../support/service.js';
 
 const TO = '0x9858EfFD232B4033E47d90003D41EC34EcaEda94';
@@ -21,15 +21,7 @@ beforeAll(async () => {
 }, 30_000);
 afterAll(async () => svc?.stop());
 
-function router(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('ROUTER_')));
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/router.ts', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  return new Promise((res) => child.on('close', (code) => res({ code, stdout, stderr })));
-}
+const router = (args: string[]) => runRouterCli(args);
 
 async function order(amount: string) {
   const q = await svc.post('/quote', { from: 'base.usdc', to: 'arbitrum.usdc', from_amount: amount, return_full_route: false });

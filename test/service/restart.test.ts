@@ -7,6 +7,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { runRouterCli } from '../support/router-cli.js';
 import { parseAmount, parseChainAsset } from '../../src/assets/index.js';
 import { openSimChains } from '../../src/chains/index.js';
 import { ManualClock } from '../../src/clock.js';
@@ -201,12 +202,9 @@ describe('Restart safety: kill the process at any moment and start it again; eve
       await chains.close();
 
       // The operator's audit of the data dir: every difference 0.
-      const audit = spawn(process.execPath, ['--import', 'tsx', 'src/cli/router.ts', 'admin', 'audit', '--data-dir', dir], { stdio: ['ignore', 'pipe', 'inherit'] });
-      let out = '';
-      audit.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-      const [code] = (await once(audit, 'close')) as [number];
-      expect(out.trimEnd().split('\n').at(-1)).toBe('audit: clean');
-      expect(code).toBe(0);
+      const audit = await runRouterCli(['admin', 'audit', '--data-dir', dir]);
+      expect(audit.stdout.trimEnd().split('\n').at(-1)).toBe('audit: clean');
+      expect(audit.code).toBe(0);
     } finally {
       svc.abandon();
       rmSync(dir, { recursive: true, force: true });
