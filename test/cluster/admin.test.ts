@@ -1,6 +1,6 @@
 // The admin subject on a real nats-server with nats.conf's users: the router-admin service read by the admin user,
 // found by standard discovery, refused to the router user, and the `router admin` CLI as an operator runs it.
-import { spawn } from 'node:child_process';
+import { runRouterCli } from '../support/router-cli.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -69,15 +69,7 @@ async function ask(nc: NatsConnection, subject: string, body?: unknown) {
   return { error: code === '' ? null : { status: Number(code), description: msg.headers?.get(ServiceErrorHeader) ?? '' }, body: decodeJson<any>(msg.string()) };
 }
 
-function runCli(args: string[], env: Record<string, string | undefined>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('ROUTER_')));
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/router.ts', ...args], { env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  return new Promise((res) => child.on('close', (code) => res({ code, stdout, stderr })));
-}
+const runCli = runRouterCli;
 
 const as = (user: { user: string; pass: string }) => connect({ servers: server.url, user: user.user, pass: user.pass });
 const adminEnv = () => ({ ROUTER_NATS_URL: server.url, ROUTER_NATS_USER: 'admin', ROUTER_NATS_PASSWORD: 'admin-local' });

@@ -8,7 +8,7 @@ export interface CliRun {
   stderr: string;
 }
 
-export function runRouterCli(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
+export function runRouterCli(args: string[], env: Record<string, string | undefined> = {}): Promise<CliRun> {
   const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('ROUTER_')));
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/router.ts', ...args], { env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
