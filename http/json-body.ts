@@ -1,10 +1,16 @@
-// Reads a JSON request body with a byte limit, without a body-parser dependency: Koa's own content-type matching,
+// Reads a JSON request body with a byte limit, without a body-parser dependency: the `content-type` parser (RFC 9110),
 // Node's stream, a fatal UTF-8 decoder and JSON.parse. Every failure is an HttpError with a one-sentence message.
+import { parse as parseContentType } from 'content-type';
 import type Koa from 'koa';
 import { HttpError } from './http-error.js';
 
+/** `application/<subtype>+json`: the +json structured syntax suffix (RFC 6839 §3.1), lower-cased by the parser. */
+const JSON_SUFFIX_TYPE = /^application\/[!#$%&'*+.^_`|~0-9a-z-]+\+json$/;
+
 /**
- * Accepted: `application/json` (or any `+json` type), charset absent or utf-8, no Content-Encoding.
+ * Accepted: `application/json` or `application/<x>+json`, charset absent or utf-8, no Content-Encoding. The media type,
+ * parameter names and the charset value compare case-insensitively (RFC 9110 §8.3.1), with optional whitespace around
+ * `;` and the charset bare or quoted.
  * 415 for anything else, 413 past `limitBytes` (checked on Content-Length first, then while reading), 400 when empty,
  * not UTF-8 or not JSON. Only the syntax is checked here; the shape is the schema's job.
  */
@@ -13,16 +19,18 @@ export async function readJsonBody(ctx: Koa.Context, limitBytes: number): Promis
   if (encoding !== '' && encoding !== 'identity') {
     throw new HttpError(415, 'Content-Encoding is not supported; send the JSON body uncompressed.');
   }
-  const type = ctx.request.type;
+  // Not Koa's `ctx.request.type`, which is the header as written up to the first `;`. This parser never throws: it
+  // lower-cases the type and parameter names, trims OWS and unquotes values (a repeated parameter keeps its first value).
+  const { type, parameters } = parseContentType(ctx.get('Content-Type'));
   const declaredLength = ctx.request.length;
   const chunked = ctx.get('Transfer-Encoding') !== '';
   if (type === '' && !chunked && (declaredLength === undefined || declaredLength === 0)) {
     throw new HttpError(400, 'The request body is required and must be a JSON object.');
   }
-  if (type !== 'application/json' && !type.endsWith('+json')) {
+  if (type !== 'application/json' && !JSON_SUFFIX_TYPE.test(type)) {
     throw new HttpError(415, 'Content-Type must be application/json.');
   }
-  const charset = ctx.request.charset.toLowerCase();
+  const charset = (parameters.charset ?? '').toLowerCase();
   if (charset !== '' && charset !== 'utf-8' && charset !== 'utf8') {
     throw new HttpError(415, 'The request body must be encoded in utf-8.');
   }

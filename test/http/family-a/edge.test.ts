@@ -146,6 +146,42 @@ describe('Request body: JSON only, within the size limit', () => {
     const utf8 = await h.call('/quote', { method: 'POST', headers: { 'content-type': 'application/json; charset=UTF-8' }, body: JSON.stringify(validBody()) });
     expect(utf8.status).toBe(200);
   });
+  // RFC 9110 §8.3.1: type, subtype, parameter names and the charset value are case-insensitive; OWS around `;`;
+  // a parameter value may be a quoted-string. `+json` is the structured syntax suffix (RFC 6839 §3.1).
+  it.each([
+    'Application/JSON',
+    'APPLICATION/JSON; CHARSET=UTF-8',
+    'application/json ; charset=utf-8',
+    'application/json;charset="utf-8"',
+    'application/problem+json',
+    'application/vnd.api+JSON',
+  ])('Content-Type `%s` is JSON in utf-8 (a 200)', async (contentType) => {
+    const res = await h.call('/quote', { method: 'POST', headers: { 'content-type': contentType }, body: JSON.stringify(validBody()) });
+    expect(res.status).toBe(200);
+    expect(h.bus.calls).toHaveLength(1);
+  });
+  it.each([
+    ['text/plain', 'Content-Type must be application/json.'],
+    ['application/jsonx', 'Content-Type must be application/json.'],
+    ['text/vnd.x+json', 'Content-Type must be application/json.'],
+    ['application/json; charset=latin1', 'The request body must be encoded in utf-8.'],
+    ['Application/JSON; Charset="ISO-8859-1"', 'The request body must be encoded in utf-8.'],
+  ])('Content-Type `%s` is a 415', async (contentType, error) => {
+    const res = await h.call('/quote', { method: 'POST', headers: { 'content-type': contentType }, body: JSON.stringify(validBody()) });
+    expect(res.status).toBe(415);
+    expect(res.body).toEqual({ error });
+    expect(h.bus.calls).toHaveLength(0);
+  });
+  it('no Content-Type is a 415 when a body is sent, a 400 when none is', async () => {
+    const json = Buffer.from(JSON.stringify(validBody()));
+    const untyped = await rawPost('/quote', { 'content-length': String(json.length) }, [json]);
+    expect(untyped.status).toBe(415);
+    expect(JSON.parse(untyped.body)).toEqual({ error: 'Content-Type must be application/json.' });
+    const bare = await h.call('/quote', { method: 'POST' });
+    expect(bare.status).toBe(400);
+    expect(bare.body).toEqual({ error: 'The request body is required and must be a JSON object.' });
+    expect(h.bus.calls).toHaveLength(0);
+  });
   it(`a body of exactly the limit (${LIMIT} bytes) is read; one byte more is a 413`, async () => {
     const json = JSON.stringify(validBody());
     const exact = json + ' '.repeat(LIMIT - Buffer.byteLength(json));
