@@ -13,6 +13,8 @@ export interface Config {
   depositPollMs: number;
   /** Where Family A listens (ROUTER_PORT_A, default 8080) and on which address (ROUTER_HOST, default 0.0.0.0). */
   portA: number;
+  /** Where Family B, the gateway, listens (ROUTER_PORT_B, default 8081), on the same ROUTER_HOST. */
+  portB: number;
   host: string;
   /** SQLite file and, later, the embedded vault seed live here (ROUTER_DATA_DIR, default ./data). */
   dataDir: string;
@@ -64,6 +66,16 @@ export interface Config {
   };
   /** ROUTER_STORE sqlite|mongodb (default sqlite; mongodb when MONGODB_URL is set and ROUTER_STORE is absent). */
   store: { kind: 'sqlite' | 'mongodb'; mongodbUrl: string | null };
+  /** Family B (the gateway). */
+  gateway: {
+    /** ROUTER_GATEWAY_ID, default `swap-router`: the `gateway` field of the EIP-712 CancelOrder message. */
+    id: string;
+    /** ROUTER_GATEWAY_SECRET (at least 32 characters): key of the refund tokens. Null = embedded mode generates
+     *  `<dataDir>/gateway-secret` once; an edge in cluster mode refuses to start without it. */
+    secret: string | null;
+    /** ROUTER_MAX_SLIPPAGE_BPS, default 100 (1 %): minOut = estimatedOut × (10000 − this) / 10000. */
+    maxSlippageBps: number;
+  };
   orders: {
     /** ROUTER_ORDER_MAX_ATTEMPTS, default 5: attempts of one step before the order is stalled. */
     maxAttempts: number;
@@ -115,6 +127,18 @@ function workerId(raw: string): string {
   return raw;
 }
 
+function gatewayId(raw: string): string {
+  if (!/^[A-Za-z0-9._:-]{1,64}$/.test(raw)) throw new ConfigError(`ROUTER_GATEWAY_ID must be 1-64 characters of A-Z a-z 0-9 . _ : -, got "${raw}".`);
+  return raw;
+}
+
+/** A short key would make refund tokens guessable offline; the value is never repeated in the message. */
+function gatewaySecret(raw: string | undefined): string | null {
+  if (raw === undefined || raw === '') return null;
+  if (raw.length < 32) throw new ConfigError(`ROUTER_GATEWAY_SECRET must be at least 32 characters (it has ${raw.length}; value not shown).`);
+  return raw;
+}
+
 function storeConfig(env: Env): Config['store'] {
   const url = env.MONGODB_URL ? env.MONGODB_URL : null;
   const kind = oneOf(env, 'ROUTER_STORE', url ? 'mongodb' : 'sqlite', ['sqlite', 'mongodb'] as const);
@@ -134,6 +158,7 @@ function storeConfig(env: Env): Config['store'] {
 export function loadConfig(env: Env = process.env): Config {
   return {
     portA: int(env, 'ROUTER_PORT_A', 8080, 0, 65535),
+    portB: int(env, 'ROUTER_PORT_B', 8081, 0, 65535),
     dev: {
       enabled: oneOf(env, 'ROUTER_DEV_LISTENER', 'on', ['on', 'off']) === 'on',
       port: int(env, 'ROUTER_DEV_PORT', 8090, 0, 65535),
@@ -174,6 +199,11 @@ export function loadConfig(env: Env = process.env): Config {
       localWorkers: int(env, 'ROUTER_CLUSTER_WORKERS', 2, 1, 64),
     },
     store: storeConfig(env),
+    gateway: {
+      id: gatewayId(str(env, 'ROUTER_GATEWAY_ID', 'swap-router')),
+      secret: gatewaySecret(env.ROUTER_GATEWAY_SECRET),
+      maxSlippageBps: int(env, 'ROUTER_MAX_SLIPPAGE_BPS', 100, 0, 10_000),
+    },
     orders: {
       maxAttempts: int(env, 'ROUTER_ORDER_MAX_ATTEMPTS', 5, 1, 100),
       backoffMs: int(env, 'ROUTER_ORDER_BACKOFF_MS', 2000, 1, 3_600_000),

@@ -72,3 +72,29 @@ describe('Config: the store', () => {
     expect(() => loadConfig({ MONGODB_URL: 'postgres://h1/router' })).toThrow(/MONGODB_URL/);
   });
 });
+
+describe('Config: Family B (the gateway)', () => {
+  it('defaults: port 8081, gateway id swap-router, no secret (embedded mode generates one), 100 bps slippage', () => {
+    const c = loadConfig({});
+    expect(c.portB).toBe(8081);
+    expect(c.gateway).toEqual({ id: 'swap-router', secret: null, maxSlippageBps: 100 });
+  });
+
+  it('present values are read', () => {
+    const secret = 'x'.repeat(40);
+    const c = loadConfig({ ROUTER_PORT_B: '9091', ROUTER_GATEWAY_ID: 'gw-1', ROUTER_GATEWAY_SECRET: secret, ROUTER_MAX_SLIPPAGE_BPS: '250' });
+    expect(c.portB).toBe(9091);
+    expect(c.gateway).toEqual({ id: 'gw-1', secret, maxSlippageBps: 250 });
+  });
+
+  it.each([
+    ['ROUTER_PORT_B', 'x'],
+    ['ROUTER_GATEWAY_ID', 'has space'],
+    ['ROUTER_GATEWAY_SECRET', 'short'],
+    ['ROUTER_MAX_SLIPPAGE_BPS', '10001'],
+  ])('%s=%s stops the start naming the variable (and never the secret)', (name, value) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ [name]: value })).toThrow(name);
+    if (name === 'ROUTER_GATEWAY_SECRET') expect(() => loadConfig({ [name]: value })).not.toThrow(value);
+  });
+});
