@@ -4,13 +4,13 @@
 // Pure: vault issuing, venue steps, delivery, refunds and quoting back are named effects the runtime provides; each
 // answers a tagged result with the instant it finished (effects never throw), and time otherwise comes with events.
 // Long waits (deposit deadline, retry backoff) are exposed as data by `orderWakeUp`, never as XState `after`.
-import { assign, fromPromise, setup, type SnapshotFrom } from 'xstate';
+import { and, assign, fromPromise, setup, type SnapshotFrom } from 'xstate';
 import type { AmountFormat, AssetId, ChainName } from '../src/assets/types.js';
 import {
   holdingAccount, type DeliveryRecord, type DepositRecord, type LegRecord, type PlannedRefund, type RefundReason,
   type RefundRecord,
 } from '../src/orders/money.js';
-import { ORDER_STATUSES, type OrderStatus } from '../src/orders/types.js';
+import { ORDER_STATUSES, type OrderStatus, type OrderTerms } from '../src/orders/types.js';
 import type { PricedRoute } from '../src/routing/types.js';
 import type { VenueId } from '../src/venues/types.js';
 
@@ -41,6 +41,8 @@ export interface OrderInput {
   refundCost: bigint;
   createdAt: number;
   policy: OrderPolicy;
+  /** What the client agreed beyond the quote: the slippage guard, a durable cancel, how a cancel is authorised. */
+  terms: OrderTerms;
 }
 
 /** Operator-set limits, copied in at creation so a snapshot replays the same decisions. */
@@ -58,7 +60,7 @@ export interface OrderPolicy {
 /** Where the order's funds stand: `open` while deposits may still fund it; `committed` once execution has taken its
  *  amount (what a deposit did not fund is free to refund); `closed` when it ended without executing (all is free). */
 export type OrderPhase = 'open' | 'committed' | 'closed';
-export type CloseReason = Extract<RefundReason, 'underfunded' | 'cancelled' | 'unwind'>;
+export type CloseReason = Extract<RefundReason, 'underfunded' | 'cancelled' | 'unwind' | 'slippage'>;
 
 export interface UnwindState {
   /** The route back to the source asset the router quoted, or null before quoting or when none exists. */
@@ -92,6 +94,12 @@ export interface OrderContext extends OrderInput {
   refundRetryAt: number | null;
   refunds: RefundRecord[];
   unwind: UnwindState | null;
+  /** Why converted funds are being swapped back: an operator's or client's unwind, or the slippage guard. */
+  unwindReason: 'unwind' | 'slippage';
+  /** Ids of the client authorizations used so far (each is single-use). */
+  authorizations: string[];
+  /** The authorization the last unwind replayed (refused), or null when the last one was fresh or absent. */
+  refusedAuthorization: string | null;
   history: Array<{ status: OrderStatus; at: number }>;
 }
 
@@ -99,7 +107,7 @@ export type DepositEvent = { type: 'deposit'; txId: string; from: string; amount
 export type OrderEvent =
   | DepositEvent
   /** Cancel an order that has not started executing, or unwind a stalled or frozen one. */
-  | { type: 'unwind'; at: number }
+  | { type: 'unwind'; at: number; authorization?: string }
   /**
    * The host's durable timer at `at` (its clock when the wake-up fired): every wait due by then ends (the deposit
    * deadline, a step's retry, a refund's retry). Also sent to an order whose effect was running when its process
@@ -109,7 +117,8 @@ export type OrderEvent =
 
 export type StepResult =
   | { status: 'filled'; amountOut: bigint; txId: string; at: number }
-  | { status: 'halted'; reason: string; at: number }
+  /** `shortfall`: the venue would fill, but below the least acceptable output (re-priced), not a venue halt. */
+  | { status: 'halted'; reason: string; shortfall: boolean; at: number }
   | { status: 'failed'; error: string; at: number };
 
 export interface StepInput {
@@ -196,6 +205,10 @@ export function stepInput(ctx: OrderContext): StepInput {
     };
   }
   const s = ctx.route.steps[ctx.step]!;
+  const tolerated = (s.venueAmountOut * tolerance) / 10_000n;
+  const last = ctx.step === ctx.route.steps.length - 1;
+  // The slippage guard binds the last step: below minOut plus the delivery cost the order could not deliver minOut.
+  const guarded = last && ctx.terms.minOut !== null ? ctx.terms.minOut + ctx.route.delivery.executionCost : 0n;
   return {
     key: `${ctx.id}:${ctx.step}`,
     orderId: ctx.id,
@@ -204,7 +217,7 @@ export function stepInput(ctx: OrderContext): StepInput {
     to: s.to,
     stepAmountIn: ctx.step === 0 ? ctx.route.amountIn : ctx.legs.at(-1)!.amountOut,
     cost: s.stepAmountIn - s.venueAmountIn,
-    minAmountOut: (s.venueAmountOut * tolerance) / 10_000n,
+    minAmountOut: tolerated > guarded ? tolerated : guarded,
     holder: ctx.step === 0 ? ctx.vault!.address : holdingAccount(ctx.id),
   };
 }
@@ -276,7 +289,7 @@ function proceedsRefunds(ctx: OrderContext, amount: bigint): PlannedRefund[] {
   return parts
     .filter((p) => p.amount > 0n)
     .map((p, i) =>
-      planRefund(ctx, { key: `${ctx.id}:refund:unwind:${base + i}`, reason: 'unwind', from: holdingAccount(ctx.id), to: p.to, amount: p.amount, depositTxId: null }),
+      planRefund(ctx, { key: `${ctx.id}:refund:unwind:${base + i}`, reason: ctx.unwindReason, from: holdingAccount(ctx.id), to: p.to, amount: p.amount, depositTxId: null }),
     );
 }
 
@@ -286,12 +299,6 @@ function shownRefundAddress(ctx: OrderContext, deposits: DepositRecord[]): strin
 }
 
 
-
-/** A stalled or frozen order asked to unwind: refunded where it stands if nothing was converted, else unwound. */
-const UNWIND_FROM_HALT = [
-  { guard: 'nothingConverted', target: 'refunding.unwind', actions: { type: 'close', params: { reason: 'unwind' } } },
-  { target: 'unwinding' },
-] as const;
 
 export const orderMachine = setup({
   types: {
@@ -325,6 +332,14 @@ export const orderMachine = setup({
     /** A deposit not seen before, or a known one with more confirmations; repeats change nothing (at-least-once delivery). */
     depositNews: ({ context, event }) =>
       event.type === 'deposit' && !context.deposits.some((d) => d.txId === event.txId && d.confirmations >= event.confirmations),
+    /** An unwind without an authorization, or with one not used before (each is single-use). */
+    freshAuthorization: ({ context, event }) =>
+      event.type === 'unwind' && (event.authorization === undefined || !context.authorizations.includes(event.authorization)),
+    cancelDue: ({ context, event }) => event.type === 'wake' && context.terms.cancelAfter !== null && event.at >= context.terms.cancelAfter,
+    slippageGuarded: ({ context, event }) =>
+      context.terms.minOut !== null && 'output' in event && (event.output as StepResult).status === 'halted' && (event.output as { shortfall?: boolean }).shortfall === true,
+    belowMinOut: ({ context }) =>
+      context.terms.minOut !== null && context.legs.at(-1)!.amountOut - context.route.delivery.executionCost < context.terms.minOut,
     deadlinePassed: ({ context, event }) => event.type === 'wake' && event.at >= context.depositDeadline,
     retryDue: ({ context, event }) => event.type === 'wake' && context.retryAt !== null && event.at >= context.retryAt,
     refundRetryDue: ({ context, event }) => event.type === 'wake' && context.refundRetryAt !== null && event.at >= context.refundRetryAt,
@@ -354,6 +369,12 @@ export const orderMachine = setup({
       return { deposits, refundAddress: shownRefundAddress(context, deposits) };
     }),
     commit: assign(({ context }) => ({ phase: 'committed' as const, deposits: allocate(context) })),
+    /** Every unwind with an authorization: a fresh one is used up, a used one is remembered as refused (its reply). */
+    recordAuthorization: assign(({ context, event }) => {
+      if (event.type !== 'unwind' || event.authorization === undefined) return { refusedAuthorization: null };
+      if (context.authorizations.includes(event.authorization)) return { refusedAuthorization: event.authorization };
+      return { authorizations: [...context.authorizations, event.authorization], refusedAuthorization: null };
+    }),
     /** The order ends without (further) executing: nothing of any deposit is spent any more, all of it is free. */
     close: assign(({ context }, params: { reason: CloseReason | null }) => ({
       phase: 'closed' as const,
@@ -385,6 +406,9 @@ export const orderMachine = setup({
     refundRetryAt: null,
     refunds: [],
     unwind: null,
+    unwindReason: 'unwind',
+    authorizations: [],
+    refusedAuthorization: null,
     history: [],
   }),
   states: {
@@ -410,8 +434,11 @@ export const orderMachine = setup({
               { guard: 'reachesAmount', target: 'funded', actions: 'recordDeposit' },
               { guard: 'newDeposit', target: 'underfunded', actions: 'recordDeposit' },
             ],
-            wake: { guard: 'deadlinePassed', target: 'expired', actions: { type: 'close', params: { reason: null } } },
-            unwind: { target: 'refunded', actions: { type: 'close', params: { reason: 'cancelled' } } },
+            wake: [
+              { guard: 'deadlinePassed', target: 'expired', actions: { type: 'close', params: { reason: null } } },
+              { guard: 'cancelDue', target: 'refunded', actions: { type: 'close', params: { reason: 'cancelled' } } },
+            ],
+            unwind: { guard: 'freshAuthorization', target: 'refunded', actions: { type: 'close', params: { reason: 'cancelled' } } },
           },
         },
         /** Less than from_amount arrived: top-ups are watched until the deadline; then what arrived is refunded. */
@@ -423,8 +450,11 @@ export const orderMachine = setup({
               { guard: 'reachesAmount', target: 'funded', actions: 'recordDeposit' },
               { guard: 'depositNews', actions: 'recordDeposit' },
             ],
-            wake: { guard: 'deadlinePassed', target: 'refunding.underfunded', actions: { type: 'close', params: { reason: 'underfunded' } } },
-            unwind: { target: 'refunding.cancelled', actions: { type: 'close', params: { reason: 'cancelled' } } },
+            wake: [
+              { guard: 'deadlinePassed', target: 'refunding.underfunded', actions: { type: 'close', params: { reason: 'underfunded' } } },
+              { guard: 'cancelDue', target: 'refunding.cancelled', actions: { type: 'close', params: { reason: 'cancelled' } } },
+            ],
+            unwind: { guard: 'freshAuthorization', target: 'refunding.cancelled', actions: { type: 'close', params: { reason: 'cancelled' } } },
           },
         },
         /** The full amount has been seen; execution starts once every deposit has its confirmations. An amount over the
@@ -432,7 +462,11 @@ export const orderMachine = setup({
         funded: {
           tags: ['funded'],
           entry: { type: 'mark', params: { status: 'funded' } },
-          on: { unwind: { target: 'refunding.cancelled', actions: { type: 'close', params: { reason: 'cancelled' } } } },
+          on: {
+            unwind: { guard: 'freshAuthorization', target: 'refunding.cancelled', actions: { type: 'close', params: { reason: 'cancelled' } } },
+            // Funded but not yet confirmed when the client's cancelAfter passes: cancelled, refunded once confirmed.
+            wake: { guard: 'cancelDue', target: 'refunding.cancelled', actions: { type: 'close', params: { reason: 'cancelled' } } },
+          },
           always: [
             {
               guard: 'overLimit',
@@ -465,6 +499,22 @@ export const orderMachine = setup({
                     })),
                   },
                   {
+                    guard: and(['slippageGuarded', 'nothingConverted']),
+                    target: '#order.lifecycle.refunding.slippage',
+                    actions: [
+                      assign({ haltReason: ({ event }) => `Slippage guard: ${(event.output as Extract<StepResult, { status: 'halted' }>).reason}` }),
+                      { type: 'close', params: { reason: 'slippage' } },
+                    ],
+                  },
+                  {
+                    guard: 'slippageGuarded',
+                    target: '#order.lifecycle.unwinding',
+                    actions: assign({
+                      haltReason: ({ event }) => `Slippage guard: ${(event.output as Extract<StepResult, { status: 'halted' }>).reason}`,
+                      unwindReason: 'slippage' as const,
+                    }),
+                  },
+                  {
                     guard: ({ event }) => event.output.status === 'halted',
                     target: '#order.lifecycle.frozen',
                     actions: assign({ haltReason: ({ event }) => (event.output as Extract<StepResult, { status: 'halted' }>).reason }),
@@ -493,7 +543,15 @@ export const orderMachine = setup({
               on: { wake: { guard: 'retryDue', target: 'next', actions: assign({ retryAt: null }) } },
             },
             next: {
-              always: [{ guard: ({ context }) => context.step < context.route.steps.length, target: 'step' }, { target: 'delivering' }],
+              always: [
+                { guard: ({ context }) => context.step < context.route.steps.length, target: 'step' },
+                {
+                  guard: 'belowMinOut',
+                  target: '#order.lifecycle.unwinding',
+                  actions: assign({ haltReason: 'Slippage guard: the route returned less than minOut.', unwindReason: 'slippage' as const }),
+                },
+                { target: 'delivering' },
+              ],
             },
             delivering: {
               tags: [EFFECT],
@@ -545,6 +603,7 @@ export const orderMachine = setup({
             underfunded: { tags: ['underfunded'], entry: { type: 'mark', params: { status: 'underfunded' } } },
             cancelled: { tags: ['expired'], entry: { type: 'mark', params: { status: 'expired' } } },
             unwind: { tags: ['executing'], entry: { type: 'mark', params: { status: 'executing' } } },
+            slippage: { tags: ['executing'], entry: { type: 'mark', params: { status: 'executing' } } },
           },
           always: { guard: 'nothingOwed', target: 'refunded' },
         },
@@ -554,19 +613,34 @@ export const orderMachine = setup({
         stalled: {
           tags: ['stalled'],
           entry: { type: 'mark', params: { status: 'stalled' } },
-          on: { unwind: UNWIND_FROM_HALT },
+          // Refunded where it stands if nothing was converted, else unwound through the router.
+          on: {
+            unwind: [
+              { guard: and(['freshAuthorization', 'nothingConverted']), target: 'refunding.unwind', actions: { type: 'close', params: { reason: 'unwind' } } },
+              { guard: 'freshAuthorization', target: 'unwinding' },
+            ],
+          },
         },
         /** A policy halt (a venue halted, a re-priced step short of the quote beyond tolerance, an amount over the
          *  limit) or an unwind that could not finish: an operator must act (or unwind the order). */
         frozen: {
           tags: ['frozen'],
           entry: { type: 'mark', params: { status: 'frozen' } },
-          on: { unwind: UNWIND_FROM_HALT },
+          // Refunded where it stands if nothing was converted, else unwound through the router.
+          on: {
+            unwind: [
+              { guard: and(['freshAuthorization', 'nothingConverted']), target: 'refunding.unwind', actions: { type: 'close', params: { reason: 'unwind' } } },
+              { guard: 'freshAuthorization', target: 'unwinding' },
+            ],
+          },
         },
         /** Swapping converted funds back to the source asset through the router's own quoting, then refunding them. */
         unwinding: {
           tags: ['executing'],
-          entry: [{ type: 'mark', params: { status: 'executing' } }, assign({ unwind: { route: null, step: 0 }, haltReason: null, lastError: null })],
+          entry: [
+            { type: 'mark', params: { status: 'executing' } },
+            assign({ unwind: { route: null, step: 0 }, haltReason: ({ context }) => (context.unwindReason === 'slippage' ? context.haltReason : null), lastError: null }),
+          ],
           initial: 'deciding',
           states: {
             deciding: {
@@ -632,7 +706,7 @@ export const orderMachine = setup({
                 target: '#order.lifecycle.refunding.unwind',
                 actions: assign(({ context }) => ({
                   phase: 'closed' as const,
-                  closeReason: 'unwind' as const,
+                  closeReason: context.unwindReason,
                   refundQueue: [...context.refundQueue, ...proceedsRefunds(context, context.legs.at(-1)!.amountOut)],
                 })),
               },
@@ -644,6 +718,8 @@ export const orderMachine = setup({
     /** The one refund path: pays the next refund owed, whatever its reason, one at a time, retrying failures. */
     refunds: {
       initial: 'idle',
+      // Beside whatever the lifecycle does with an unwind: its authorization is used up here, or marked refused.
+      on: { unwind: { actions: 'recordAuthorization' } },
       states: {
         idle: {
           always: { guard: 'refundOwed', target: 'paying', actions: assign({ paying: ({ context }) => nextRefund(context) }) },
@@ -708,6 +784,8 @@ export function orderWakeUp(snapshot: { hasTag(tag: string): boolean; matches(v:
   const matches = (v: unknown) => snapshot.matches(v as never);
   const waits: number[] = [];
   if (matches({ lifecycle: 'awaiting_deposit' }) || matches({ lifecycle: 'underfunded' })) waits.push(ctx.depositDeadline);
+  const cancellable = matches({ lifecycle: 'awaiting_deposit' }) || matches({ lifecycle: 'underfunded' }) || matches({ lifecycle: 'funded' });
+  if (cancellable && ctx.terms.cancelAfter !== null) waits.push(ctx.terms.cancelAfter);
   if (matches({ lifecycle: { executing: 'backoff' } }) && ctx.retryAt !== null) waits.push(ctx.retryAt);
   if (matches({ refunds: 'backoff' }) && ctx.refundRetryAt !== null) waits.push(ctx.refundRetryAt);
   return waits.length === 0 ? null : { at: Math.min(...waits), event };

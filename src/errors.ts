@@ -58,6 +58,10 @@ export class OrderNotFound extends RouterError {
 export class OrderNotCancellable extends RouterError {
   override readonly code = 'order_not_cancellable';
 }
+/** An authorization (refund token, signature) that is not valid for the order, or was already used. */
+export class Unauthorized extends RouterError {
+  override readonly code = 'unauthorized';
+}
 /** An order whose refund could not be paid: refused before its quote is bound. */
 export class RefundNotViable extends RouterError {
   override readonly code = 'refund_not_viable';
@@ -110,6 +114,7 @@ const classes: Record<string, new (message: string, details?: never) => RouterEr
   quote_already_bound: QuoteAlreadyBound,
   order_not_found: OrderNotFound,
   order_not_cancellable: OrderNotCancellable,
+  unauthorized: Unauthorized,
   refund_not_viable: RefundNotViable,
   store_outcome_unknown: StoreOutcomeUnknown,
   snapshot_conflict: SnapshotConflict,

@@ -49,13 +49,13 @@ export function orderEffects(deps: OrderEffectDeps) {
     [ORDER_EFFECTS.executeStep]: fromPromise<StepResult, StepInput>(async ({ input: s }) => {
       try {
         if (s.stepAmountIn <= s.cost) {
-          return { status: 'halted', reason: `Step ${s.key} holds ${s.stepAmountIn}, not enough for its cost ${s.cost}.`, at: clock.now() };
+          return { status: 'halted', reason: `Step ${s.key} holds ${s.stepAmountIn}, not enough for its cost ${s.cost}.`, shortfall: false, at: clock.now() };
         }
         const venueIn = s.stepAmountIn - s.cost;
         const fill = await deps.market
           .venue(s.venue)
           .execute({ key: s.key, from: assetById(s.from), to: assetById(s.to), amountIn: venueIn, minAmountOut: s.minAmountOut });
-        if (fill.status === 'halted') return { status: 'halted', reason: fill.reason, at: clock.now() };
+        if (fill.status === 'halted') return { status: 'halted', reason: fill.reason, shortfall: fill.shortfall === true, at: clock.now() };
         // Only now does the order's money move: the cost to the fee account, the input into the venue's pool, the
         // output into the holding account. Each is keyed, so a restart after any of them completes the rest.
         await move(`${s.key}:cost`, s.from, s.holder, FEES_ACCOUNT, s.cost);

@@ -1,12 +1,12 @@
 // Hosting of order.machine: `order.create` creates the order (issuing its deposit address) and answers once it
 // awaits its deposit; `order.get` reads it; `order.unwind` cancels or unwinds it; `deposit` events come from the
 // deposit watcher. The effects (order-effects.ts) move money on the chains port and through venues, each keyed.
-import { orderMachine, orderStatus, orderWakeUp, type OrderMachine, type OrderPolicy, type OrderSnapshot } from '../../machines/order.machine.js';
+import { nextRefund, orderMachine, orderStatus, orderWakeUp, type OrderMachine, type OrderPolicy, type OrderSnapshot } from '../../machines/order.machine.js';
 import { assetById } from '../../src/assets/index.js';
 import type { ChainName } from '../../src/assets/types.js';
-import { OrderNotCancellable, OrderNotFound, toErrorData } from '../../src/errors.js';
+import { OrderNotCancellable, OrderNotFound, Unauthorized, toErrorData } from '../../src/errors.js';
 import { holdings } from '../../src/orders/money.js';
-import type { OrderView } from '../../src/orders/types.js';
+import { ORDER_TERMS_A, type OrderView } from '../../src/orders/types.js';
 import type { OrderProtocol } from '../../src/protocol/index.js';
 import type { ActorKindSpec } from '../kind.js';
 import { orderEffects, type OrderEffectDeps } from './order-effects.js';
@@ -39,13 +39,29 @@ export function orderView(s: OrderSnapshot): OrderView {
     refunds: c.refunds.map((r) => ({ reason: r.reason, asset: r.asset, amount: r.sent, cost: r.cost, to: r.to, txId: r.txId, at: r.at })),
     held: holdings(c),
     haltReason: c.haltReason,
+    terms: c.terms,
+    stage: lifecycleStage(s.value),
+    closeReason: c.closeReason,
+    refundPending: c.paying !== null || nextRefund(c) !== null,
   };
+}
+
+/** The lifecycle state as a dotted path (`executing.step`), from the parallel state value. */
+function lifecycleStage(value: unknown): string {
+  const path: string[] = [];
+  let v = (value as { lifecycle: unknown }).lifecycle;
+  while (typeof v === 'object' && v !== null) {
+    const [k, child] = Object.entries(v)[0]!;
+    path.push(k);
+    v = child;
+  }
+  return [...path, String(v)].join('.');
 }
 
 /** Whether `order.unwind` was taken: the order is closing, unwinding or closed by a cancel or an unwind. */
 function unwindTaken(s: OrderSnapshot): boolean {
   const c = s.context;
-  return c.closeReason === 'cancelled' || c.closeReason === 'unwind' || s.matches({ lifecycle: 'unwinding' });
+  return c.closeReason === 'cancelled' || c.closeReason === 'unwind' || s.matches({ lifecycle: 'unwinding' } as never);
 }
 
 export function orderKind(deps: OrderKindDeps): ActorKindSpec<OrderProtocol, OrderMachine> {
@@ -70,6 +86,7 @@ export function orderKind(deps: OrderKindDeps): ActorKindSpec<OrderProtocol, Ord
         toAddress: command.toAddress,
         refundAddress: command.refundAddress ?? null,
         refundCost: quote.refundCost,
+        terms: command.terms ?? ORDER_TERMS_A,
         createdAt: clock.now(),
         policy: deps.policy,
       };
@@ -81,7 +98,7 @@ export function orderKind(deps: OrderKindDeps): ActorKindSpec<OrderProtocol, Ord
           return { type: 'deposit', txId, from, amount, confirmations, required, at: now };
         }
         case 'order.unwind':
-          return { type: 'unwind', at: now };
+          return command.authorization === undefined ? { type: 'unwind', at: now } : { type: 'unwind', at: now, authorization: command.authorization };
         case 'order.create':
         case 'order.get':
           return null;
@@ -95,7 +112,10 @@ export function orderKind(deps: OrderKindDeps): ActorKindSpec<OrderProtocol, Ord
       'order.create': (s) => ({ ok: true, value: orderView(s) }),
       'order.get': (s) => ({ ok: true, value: orderView(s) }),
       deposit: (s) => ({ ok: true, value: orderView(s) }),
-      'order.unwind': (s) => {
+      'order.unwind': (s, command) => {
+        if (command.authorization !== undefined && s.context.refusedAuthorization === command.authorization) {
+          return { ok: false, error: toErrorData(new Unauthorized('This authorization was already used; sign or present a new one.')) };
+        }
         if (!unwindTaken(s)) {
           const status = orderStatus(s);
           return { ok: false, error: toErrorData(new OrderNotCancellable(`Order ${s.context.id} is ${status}: it can be cancelled before it executes, or unwound once stalled or frozen.`)) };

@@ -19,6 +19,7 @@ export const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   // The refund of such an order could not be paid: refused at creation like any other invalid order request.
   refund_not_viable: 400,
   order_not_cancellable: 409,
+  unauthorized: 401,
   unavailable: 503,
   // A store write that may or may not have happened: the actor reloads; the caller retries (a repeat is idempotent).
   store_outcome_unknown: 503,

@@ -6,8 +6,8 @@ import type { AssetId, ChainName } from '../assets/types.js';
 import type { VenueId } from '../venues/types.js';
 
 /** Why a refund is paid. Every refund of every kind goes through one path of the order machine. */
-export type RefundReason = 'underfunded' | 'excess' | 'late_deposit' | 'cancelled' | 'unwind';
-export const REFUND_REASONS: readonly RefundReason[] = ['underfunded', 'excess', 'late_deposit', 'cancelled', 'unwind'];
+export type RefundReason = 'underfunded' | 'excess' | 'late_deposit' | 'cancelled' | 'unwind' | 'slippage';
+export const REFUND_REASONS: readonly RefundReason[] = ['underfunded', 'excess', 'late_deposit', 'cancelled', 'unwind', 'slippage'];
 
 /** Where the order's money sits between steps: an internal account of the router, one per order and chain. */
 export const holdingAccount = (orderId: string) => `order:${orderId}`;

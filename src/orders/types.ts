@@ -7,6 +7,33 @@ import type { Holding, RefundReason } from './money.js';
 export const ORDER_STATUSES = ['awaiting_deposit', 'funded', 'underfunded', 'expired', 'executing', 'delivered', 'stalled', 'frozen'] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
 
+/** How a refund or cancel of the order is authorised (Family B); null for Family A orders. */
+export type RefundAuthorization =
+  /** An EIP-712 signature by `authorizer` (an EVM address). */
+  | { mode: 'evmSignature'; authorizer: string }
+  /** A bearer token derived from a server secret and the order id: never stored, so nothing to leak here. */
+  | { mode: 'token' };
+
+/** What the client agreed beyond the quote (Family B's order terms); Family A orders carry `ORDER_TERMS_A`. */
+export interface OrderTerms {
+  family: 'a' | 'b';
+  /** The least the order may deliver (base units of `to`); a route re-priced below it refunds instead. */
+  minOut: bigint | null;
+  /** The slippage `minOut` was derived from, in basis points of the quoted output. */
+  maxSlippageBps: number | null;
+  /** An order still without its confirmed full deposit at this instant is cancelled (durable timer). */
+  cancelAfter: number | null;
+  refundAuthorization: RefundAuthorization | null;
+  /** The sender the client named (Family B `fromAddress`). */
+  fromAddress: string | null;
+  integrator: string | null;
+  idempotencyKey: string | null;
+}
+
+export const ORDER_TERMS_A: OrderTerms = {
+  family: 'a', minOut: null, maxSlippageBps: null, cancelAfter: null, refundAuthorization: null, fromAddress: null, integrator: null, idempotencyKey: null,
+};
+
 export interface OrderView {
   id: string;
   quoteId: string;
@@ -31,6 +58,14 @@ export interface OrderView {
   held: Holding[];
   /** Why the order is frozen or stalled, when it is. */
   haltReason: string | null;
+  terms: OrderTerms;
+  /** The lifecycle state in the machine's words (`awaiting_deposit`, `refunding.cancelled`, `unwinding.quoting`...),
+   *  for families whose statuses are finer or coarser than Family A's. */
+  stage: string;
+  /** Why the order closed without delivering, once it did: the deadline, a cancel, an unwind, the slippage guard. */
+  closeReason: 'underfunded' | 'cancelled' | 'unwind' | 'slippage' | null;
+  /** A refund is owed or being paid right now. */
+  refundPending: boolean;
 }
 
 export interface RefundView {

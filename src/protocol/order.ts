@@ -1,7 +1,7 @@
 // Commands of the order actor and the replies they answer with. Every order command answers the order as it is
 // after the command (OrderView); on an order that does not exist, every command but `order.create` fails with
 // OrderNotFound. POST /order sends, in this order: `quote.get`, `quote.bind` (src/protocol/quote.ts), `order.create`.
-import type { OrderView } from '../orders/types.js';
+import type { OrderTerms, OrderView } from '../orders/types.js';
 import type { Quote } from '../quotes/types.js';
 import type { CommandOf } from './protocol.js';
 
@@ -13,6 +13,8 @@ export interface OrderCreate {
   quote: Quote;
   toAddress: string;
   refundAddress: string | null;
+  /** Family B's terms (slippage guard, durable cancel, refund authorization); absent for Family A. */
+  terms?: OrderTerms;
 }
 
 /** Reads the order. */
@@ -40,6 +42,9 @@ export interface OrderUnwind {
   type: 'order.unwind';
   /** Why, for the operator's record. */
   reason?: string;
+  /** Id of the client's authorization (a hash of its token or signature), when one was given: each is single-use,
+   *  and a replay of one already used fails with Unauthorized. */
+  authorization?: string;
 }
 
 export interface OrderProtocol {

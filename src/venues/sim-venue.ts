@@ -187,7 +187,7 @@ export class SimVenue implements Venue {
       return halt(err instanceof Error ? err.message : String(err));
     }
     if (amountOut < req.minAmountOut) {
-      return halt(`${this.id}: shortfall, output ${amountOut} is below the minimum ${req.minAmountOut}.`);
+      return { status: 'halted', key: req.key, reason: `${this.id}: shortfall, output ${amountOut} is below the minimum ${req.minAmountOut}.`, shortfall: true };
     }
     const txId = this.txId(req);
     this.market.fills.push({ venue: this.id, key: req.key, from: req.from.id, to: req.to.id, amountIn: req.amountIn, amountOut, txId });

@@ -44,7 +44,8 @@ export interface VenueExecuteRequest {
 
 export type VenueExecution =
   | { status: 'filled'; key: string; amountIn: bigint; amountOut: bigint; txId: string }
-  | { status: 'halted'; key: string; reason: string };
+  /** `shortfall`: the venue would fill, but below `minAmountOut` (re-priced); otherwise the venue itself is halted. */
+  | { status: 'halted'; key: string; reason: string; shortfall?: boolean };
 
 export interface Venue {
   readonly id: VenueId;

@@ -8,7 +8,7 @@ import {
   DEPOSIT_WINDOW_MS, nextRefund, orderMachine, orderStatus,
   type OrderContext, type OrderEvent, type OrderInput, type QuoteBackResult, type RefundResult, type StepResult,
 } from '../../machines/order.machine.js';
-import type { OrderStatus, OrderView } from '../../src/orders/types.js';
+import { ORDER_TERMS_A, type OrderStatus, type OrderTerms, type OrderView } from '../../src/orders/types.js';
 import { encodeJson, roundTrip } from '../../src/store/codec.js';
 import {
   DEFAULT_POLICY, HOST_START, REFUND_COST, expectOrderMoneyNamed, orderHost, routeBack, twoStepQuote, type OrderEffect, type OrderHost,
@@ -38,6 +38,7 @@ const FAMILY_A: Record<string, OrderStatus> = {
   'lifecycle.refunding.underfunded': 'underfunded',
   'lifecycle.refunding.cancelled': 'expired',
   'lifecycle.refunding.unwind': 'executing',
+  'lifecycle.refunding.slippage': 'executing',
   'lifecycle.refunded': 'expired',
   'lifecycle.stalled': 'stalled',
   'lifecycle.frozen': 'frozen',
@@ -78,15 +79,16 @@ const BACK = routeBack(QUOTE.route.steps[1]!.from, QUOTE.route.from, AMOUNT);
 const DONE = {
   'vault issued': done(EFFECT.opening, { vault: { vaultId: 'v-graph', chain: 'base', index: 0, address: '0x00000000000000000000000000000000deb00000' }, at: AT }),
   'step filled': done(EFFECT.step, { status: 'filled', amountOut: AMOUNT, txId: '0xfill', at: AT } satisfies StepResult),
-  'step halted': done(EFFECT.step, { status: 'halted', reason: 'The venue is halted.', at: AT } satisfies StepResult),
+  'step halted': done(EFFECT.step, { status: 'halted', reason: 'The venue is halted.', shortfall: false, at: AT } satisfies StepResult),
   'step failed': done(EFFECT.step, { status: 'failed', error: 'The venue did not answer.', at: AT } satisfies StepResult),
+  'step short': done(EFFECT.step, { status: 'halted', reason: 'The venue would return less than the least acceptable.', shortfall: true, at: AT } satisfies StepResult),
   'delivery made': done(EFFECT.delivering, { status: 'delivered', txId: '0xdeliver', amountOut: AMOUNT, cost: 5_000n, at: AT }),
   'refund paid': done(EFFECT.paying, { status: 'paid', txId: '0xrefund', at: AT } satisfies RefundResult),
   'refund failed': done(EFFECT.paying, { status: 'failed', error: 'The chain did not accept the transaction.', at: AT } satisfies RefundResult),
   'route back found': done(EFFECT.quoting, { route: BACK, error: null, at: AT } satisfies QuoteBackResult),
   'no route back': done(EFFECT.quoting, { route: null, error: 'No venue could quote the way back.', at: AT } satisfies QuoteBackResult),
   'swapped back': done(EFFECT.swapping, { status: 'filled', amountOut: AMOUNT, txId: '0xback', at: AT } satisfies StepResult),
-  'swap back halted': done(EFFECT.swapping, { status: 'halted', reason: 'The venue is halted.', at: AT } satisfies StepResult),
+  'swap back halted': done(EFFECT.swapping, { status: 'halted', reason: 'The venue is halted.', shortfall: false, at: AT } satisfies StepResult),
 };
 // The durable timer, as the host fires it: once the retries are due (seconds after the effects' instant), or at the
 // deposit deadline (every retry is due by then too).
@@ -95,7 +97,17 @@ const TIMERS = {
   'retries due': { type: 'wake', at: RETRIES_DUE_AT },
   'deadline passed': { type: 'wake', at: AT + DEPOSIT_WINDOW_MS },
 } satisfies Record<string, OrderEvent>;
-const COMMANDS = { unwind: { type: 'unwind', at: AT } } satisfies Record<string, OrderEvent>;
+const COMMANDS = {
+  unwind: { type: 'unwind', at: AT },
+  'unwind (authorised)': { type: 'unwind', at: AT, authorization: 'auth-1' },
+} satisfies Record<string, OrderEvent>;
+// Family B's terms: the slippage guard, a durable cancel three days in (before the deadline, after every retry).
+const CANCEL_AFTER = AT + 3 * 24 * 3600 * 1000;
+const TERMS_B: OrderTerms = {
+  family: 'b', minOut: (QUOTE.route.estimatedAmountOut * 99n) / 100n, maxSlippageBps: 100, cancelAfter: CANCEL_AFTER,
+  refundAuthorization: { mode: 'token' }, fromAddress: SENDER, integrator: null, idempotencyKey: null,
+};
+const CANCEL_WAKE = { type: 'wake', at: CANCEL_AFTER } satisfies OrderEvent;
 const effectNameOf = (doneType: string) => Object.entries(EFFECT).find(([, id]) => doneType === `xstate.done.actor.${id}`)?.[0];
 
 // Test names: the event types of the path, with the case of each deposit or effect result.
@@ -103,7 +115,8 @@ const LABELS = new Map<string, string>([
   ...Object.entries(DEPOSITS).map(([l, e]) => [encodeJson(e), `deposit (${l})`] as const),
   ...Object.entries(DONE).map(([l, e]) => [encodeJson(e), `done:${effectNameOf(e.type)} (${l})`] as const),
   ...Object.entries(TIMERS).map(([l, e]) => [encodeJson(e), `wake (${l})`] as const),
-  ...Object.values(COMMANDS).map((e) => [encodeJson(e), e.type] as const),
+  ...Object.entries(COMMANDS).map(([l, e]) => [encodeJson(e), l] as const),
+  [encodeJson(CANCEL_WAKE), 'wake (cancelAfter passed)'] as const,
 ]);
 const label = (e: EventObject) => LABELS.get(encodeJson(e)) ?? e.type;
 
@@ -120,6 +133,7 @@ const input: OrderInput = {
   refundCost: REFUND_COST,
   createdAt: AT,
   policy: POLICY,
+  terms: ORDER_TERMS_A,
 };
 
 /** What decides an order's future, coarsely (instants, transaction ids and amounts of legs do not): two snapshots
@@ -144,6 +158,9 @@ function decisive(value: unknown, c: OrderContext) {
     refunds: Math.min(c.refunds.length, 2),
     halted: c.haltReason !== null,
     delivered: c.delivery !== null,
+    authorizations: c.authorizations.length,
+    refused: c.refusedAuthorization !== null,
+    unwindReason: c.unwindReason,
   };
 }
 
@@ -162,7 +179,15 @@ function eventsFor(s: Snap): EventObject[] {
   }
   if (s.matches({ lifecycle: 'awaiting_deposit' } as never) || s.matches({ lifecycle: 'underfunded' } as never)) out.push(TIMERS['deadline passed']);
   if (c.retryAt !== null || c.refundRetryAt !== null) out.push(TIMERS['retries due']);
-  out.push(COMMANDS.unwind);
+  if (!c.vault) return out; // no order to command before its creation answers
+  if (c.terms.family === 'b') {
+    out.push(COMMANDS['unwind (authorised)']);
+    if (s.matches({ lifecycle: 'awaiting_deposit' } as never) || s.matches({ lifecycle: 'underfunded' } as never) || s.matches({ lifecycle: 'funded' } as never)) {
+      out.push(CANCEL_WAKE);
+    }
+  } else {
+    out.push(COMMANDS.unwind);
+  }
   return out;
 }
 
@@ -172,7 +197,20 @@ const traversal = {
   serializeState: (s: { value: unknown; context: OrderContext }) => encodeJson(decisive(s.value, s.context)),
   serializeEvent: (e: EventObject) => encodeJson(e),
 };
-const paths = getShortestPaths(orderMachine, { ...traversal, events: eventsFor as never });
+// Family A orders, and Family B orders with their terms (the step-short result only matters to the guard).
+const pathsA = getShortestPaths(orderMachine, {
+  ...traversal,
+  events: ((s: Snap) => eventsFor(s).filter((e) => e !== DONE['step short'])) as never,
+});
+// Family B's paths explore what its terms change; the money paths they share with A (refused refunds, odd deposits)
+// are A's, so the graph stays a size the suite can replay.
+const NOT_FOR_B = new Set<EventObject>([DONE['refund failed'], DEPOSITS['over the limit'], DEPOSITS.extra, DEPOSITS['full unconfirmed'], DEPOSITS['partial unconfirmed']]);
+const pathsB = getShortestPaths(orderMachine, {
+  ...traversal,
+  input: { ...input, terms: TERMS_B },
+  events: ((s: Snap) => eventsFor(s).filter((e) => !NOT_FOR_B.has(e))) as never,
+});
+const paths = [...pathsA.map((p) => ({ family: 'a' as const, path: p })), ...pathsB.map((p) => ({ family: 'b' as const, path: p }))];
 
 /** Leaf state ids of a (parallel) state value, e.g. `lifecycle.executing.step` and `refunds.idle`. */
 const leaves = (value: unknown, prefix = ''): string[] =>
@@ -188,18 +226,18 @@ function leafStates(node = orderMachine.root, prefix = ''): string[] {
 }
 
 /** Replays one event of a path as what causes it at the host: a message, a clock move, or an effect finishing. */
-async function replay(host: OrderHost, e: EventObject & Record<string, unknown>): Promise<void> {
+async function replay(host: OrderHost, e: EventObject & Record<string, unknown>, terms: OrderTerms | undefined): Promise<void> {
   if (e.type === 'deposit') {
     const r = await host.deposit(ID, { txId: e.txId as string, from: e.from as string, amount: e.amount as bigint, confirmations: e.confirmations as number, required: e.required as number });
     expect(r.ok).toBe(true);
     return;
   }
   if (e.type === 'unwind') {
-    await host.unwind(ID);
+    await host.unwind(ID, e.authorization as string | undefined);
     return;
   }
   if (effectNameOf(e.type) === 'opening') {
-    const r = await host.create(ID, QUOTE, TO, null);
+    const r = await host.create(ID, QUOTE, TO, null, terms);
     expect(r.ok && (r.value as OrderView).status).toBe('awaiting_deposit');
     return;
   }
@@ -207,6 +245,7 @@ async function replay(host: OrderHost, e: EventObject & Record<string, unknown>)
   if (e.type === 'wake') {
     // The host's clock moves past every retry the graph's wake ends (or to the deadline); the wake-up fires then.
     if (e.at === TIMERS['deadline passed'].at) return host.fireAt(c.depositDeadline);
+    if (e.at === CANCEL_AFTER) return host.fireAt(CANCEL_AFTER);
     return host.fireAt(Math.max(host.clock.now(), c.retryAt ?? 0, c.refundRetryAt ?? 0));
   }
   const effect = effectNameOf(e.type);
@@ -214,7 +253,16 @@ async function replay(host: OrderHost, e: EventObject & Record<string, unknown>)
   let run: OrderEffect;
   switch (effect) {
     case 'step':
-      host.market.script(`${ID}:${c.step}`, output.status === 'filled' ? { status: 'filled' } : output.status === 'halted' ? { status: 'halted', reason: 'halted' } : { status: 'failing', error: 'down' });
+      host.market.script(
+        `${ID}:${c.step}`,
+        output.status === 'filled'
+          ? { status: 'filled' }
+          : output.status === 'halted'
+            ? (output as { shortfall?: boolean }).shortfall
+              ? { status: 'filled', amountOut: 1n } // re-priced far below the least acceptable: the venue answers a shortfall
+              : { status: 'halted', reason: 'halted' }
+            : { status: 'failing', error: 'down' },
+      );
       run = 'executeStep';
       break;
     case 'swapping':
@@ -239,18 +287,18 @@ async function replay(host: OrderHost, e: EventObject & Record<string, unknown>)
   host.ledger.heal(`${ID}:refund:`);
 }
 
-type OrderPath = (typeof paths)[number];
+type OrderPath = (typeof pathsA)[number];
 
 function named(path: OrderPath) {
   const events = path.steps.filter((s) => (s.event as EventObject).type !== 'xstate.init');
   return { title: `${events.map((s) => label(s.event)).join(' → ') || '(start)'} ⇒ ${dotted(path.state.value)}`, events };
 }
 
-async function replayPath(path: OrderPath): Promise<void> {
+async function replayPath(path: OrderPath, family: 'a' | 'b'): Promise<void> {
   const host = orderHost({ policy: POLICY });
   try {
     for (const step of named(path).events) {
-      await replay(host, step.event as never);
+      await replay(host, step.event as never, family === 'b' ? TERMS_B : undefined);
       const stored = await host.load(ID);
       // Every step rests where the graph says, restored from the store (alwaysReplay).
       expect(roundTrip(decisive(stored.value, stored.context))).toEqual(roundTrip(decisive(step.state.value, step.state.context)));
@@ -274,16 +322,16 @@ async function replayPath(path: OrderPath): Promise<void> {
 
 describe('order.machine: every state is reachable by a generated path, and the actor host rests there', () => {
   it('the graph reaches every state of the machine but the transient ones', () => {
-    const reached = new Set(paths.flatMap((p) => leaves(p.state.value)));
+    const reached = new Set(paths.flatMap((p) => leaves(p.path.state.value)));
     const all = leafStates();
     expect(new Set(Object.keys(FAMILY_A))).toEqual(new Set(all.filter((s) => s.startsWith('lifecycle.'))));
     expect(reached).toEqual(new Set(all.filter((s) => !TRANSIENT.includes(s))));
   });
 
-  for (const path of paths) {
+  for (const { family, path } of paths) {
     const { title } = named(path);
     if (leaves(path.state.value).includes('lifecycle.opening')) continue; // creation answers once the vault exists; covered below
-    it(title, () => replayPath(path));
+    it(`${family.toUpperCase()}: ${title}`, () => replayPath(path, family));
   }
 });
 

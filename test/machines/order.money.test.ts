@@ -4,8 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import type { OrderContext } from '../../machines/order.machine.js';
 import { holdingAccount, holdings } from '../../src/orders/money.js';
-import type { OrderView } from '../../src/orders/types.js';
-import { DEFAULT_POLICY, REFUND_COST, expectOrderMoneyNamed, orderHost, twoStepQuote, type OrderHost, type StoredOrder } from '../support/order-host.js';
+import { ORDER_TERMS_A, type OrderTerms, type OrderView } from '../../src/orders/types.js';
+import { DEFAULT_POLICY, HOST_START, REFUND_COST, expectOrderMoneyNamed, orderHost, twoStepQuote, type OrderHost, type StoredOrder } from '../support/order-host.js';
 
 const ID = 'o-money';
 const TO = '0x9858EfFD232B4033E47d90003D41EC34EcaEda94';
@@ -283,6 +283,77 @@ describe('A refund that fails is retried after a durable backoff, never lost', (
     o = await runToRest(host);
     expect(o.context.refunds).toHaveLength(1);
     expectBalanced(host, o);
+    await host.close();
+  });
+});
+
+describe('Family B terms: minOut is binding, cancelAfter is a durable cancel, each authorization is single-use', () => {
+  const terms = (over: Partial<OrderTerms> = {}): OrderTerms => ({
+    ...ORDER_TERMS_A, family: 'b', minOut: (QUOTE.route.estimatedAmountOut * 99n) / 100n, maxSlippageBps: 100, ...over,
+  });
+
+  it('a last step re-priced below minOut: the converted funds come back and are refunded (reason slippage), nothing delivered', async () => {
+    const host = orderHost({ policy: DEFAULT_POLICY });
+    await host.create(ID, QUOTE, TO, null, terms());
+    await deposit(host, OWNER, AMOUNT);
+    host.market.script(`${ID}:1`, { status: 'filled', amountOut: QUOTE.route.steps[1]!.venueAmountOut / 2n });
+    const o = await runToRest(host);
+    const v = await view(host);
+    expect(v.status).toBe('expired');
+    expect(v.closeReason).toBe('slippage');
+    expect(v.haltReason).toMatch(/^Slippage guard: /);
+    expect(v.amountOut).toBeNull();
+    expect(v.refunds.map((r) => [r.reason, r.to])).toEqual([['slippage', OWNER]]);
+    expect(o.context.legs.filter((l) => l.unwind)).toHaveLength(1);
+    expectBalanced(host, o);
+    await host.close();
+  });
+
+  it('the first step short: refunded from the deposit address; the same shortfall without minOut only freezes', async () => {
+    const host = orderHost({ policy: DEFAULT_POLICY });
+    await host.create(ID, QUOTE, TO, null, terms());
+    await deposit(host, OWNER, AMOUNT);
+    host.market.script(`${ID}:0`, { status: 'filled', amountOut: 1n });
+    await runToRest(host);
+    expect((await view(host)).refunds.map((r) => [r.reason, r.amount])).toEqual([['slippage', AMOUNT - REFUND_COST]]);
+    await host.close();
+
+    const a = orderHost({ policy: DEFAULT_POLICY });
+    await a.create(ID, QUOTE, TO);
+    await deposit(a, OWNER, AMOUNT);
+    a.market.script(`${ID}:0`, { status: 'filled', amountOut: 1n });
+    await runToRest(a);
+    expect((await view(a)).status).toBe('frozen');
+    await a.close();
+  });
+
+  it('cancelAfter passes before the deposit is confirmed: cancelled, and what arrives is refunded', async () => {
+    const host = orderHost({ policy: DEFAULT_POLICY });
+    const cancelAfter = HOST_START + 3_600_000;
+    await host.create(ID, QUOTE, TO, null, terms({ cancelAfter }));
+    expect((await host.load(ID)).wakeAt).toBe(cancelAfter);
+    await deposit(host, OWNER, AMOUNT, 0); // seen, not confirmed: funded, not executing
+    await host.fireAt(cancelAfter);
+    let v = await view(host);
+    // Nothing confirmed to pay back yet: closed at once; the deposit is refunded when it confirms.
+    expect([v.stage, v.closeReason, v.refunds.length]).toEqual(['refunded', 'cancelled', 0]);
+    await deposit(host, OWNER, AMOUNT, 1, `tx-${tx}`); // the same deposit confirms
+    await runToRest(host);
+    v = await view(host);
+    expect(v.status).toBe('expired');
+    expect(v.refunds.map((r) => r.reason)).toEqual(['cancelled']);
+    await host.close();
+  });
+
+  it('an authorization used once is refused when replayed (Unauthorized), a fresh one answers the order', async () => {
+    const host = orderHost({ policy: DEFAULT_POLICY });
+    await host.create(ID, QUOTE, TO, null, terms({ refundAuthorization: { mode: 'token' } }));
+    expect((await host.unwind(ID, 'auth-1')).ok).toBe(true);
+    const replay = await host.unwind(ID, 'auth-1');
+    expect(!replay.ok && replay.error.code).toBe('unauthorized');
+    const fresh = await host.unwind(ID, 'auth-2');
+    expect(fresh.ok && (fresh.value as OrderView).status).toBe('expired');
+    expect((await host.load(ID)).context.authorizations).toEqual(['auth-1', 'auth-2']);
     await host.close();
   });
 });

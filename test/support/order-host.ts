@@ -25,6 +25,7 @@ import { ManualClock } from '../../src/clock.js';
 import { VenueFailed } from '../../src/errors.js';
 import { createLogger } from '../../src/log.js';
 import { FEES_ACCOUNT, holdingAccount, holdings } from '../../src/orders/money.js';
+import type { OrderTerms } from '../../src/orders/types.js';
 import type { Quote } from '../../src/quotes/types.js';
 import type { PricedRoute } from '../../src/routing/types.js';
 import { roundTrip } from '../../src/store/codec.js';
@@ -180,7 +181,7 @@ export class ScriptedMarket {
         if (s.status === 'halted') return { status: 'halted', key: req.key, reason: s.reason };
         const amountOut = s.amountOut ?? req.amountIn;
         if (amountOut < req.minAmountOut) {
-          return { status: 'halted', key: req.key, reason: `${id} would return ${amountOut}, less than the least acceptable ${req.minAmountOut}.` };
+          return { status: 'halted', key: req.key, reason: `${id} would return ${amountOut}, less than the least acceptable ${req.minAmountOut}.`, shortfall: true };
         }
         const fill: VenueExecution = { status: 'filled', key: req.key, amountIn: req.amountIn, amountOut, txId: `fill:${req.key}` };
         this.filled.set(req.key, fill);
@@ -214,7 +215,7 @@ export interface OrderHost {
   /** Vault issues wait until the returned function is called. */
   holdVaults(): () => void;
   /** `order.create` (messages go through the codec, as over the bus); the vault issue may finish. */
-  create(id: string, quote: Quote, toAddress: string, refundAddress?: string | null): Promise<Reply>;
+  create(id: string, quote: Quote, toAddress: string, refundAddress?: string | null, terms?: OrderTerms): Promise<Reply>;
   /** A deposit as the watcher reports it; a txId not seen before first moves the money on the fake source chain. */
   deposit(id: string, d: { txId: string; from: string; amount: bigint; confirmations: number; required: number }): Promise<Reply>;
   get(id: string): Promise<Reply>;
@@ -223,7 +224,7 @@ export interface OrderHost {
   /** Restores the order from the store through its wake-up and lets its effect in flight finish. */
   finishEffect(id: string, effect?: OrderEffect): Promise<StoredOrder>;
   /** `order.unwind`: cancel an order before it executes, or unwind a stalled or frozen one. */
-  unwind(id: string): Promise<Reply>;
+  unwind(id: string, authorization?: string): Promise<Reply>;
   /** What the router answers when an unwind quotes the way back (default: a 1:1 one-step route, cost 1 000). */
   scriptRouteBack(answer: 'route' | 'none'): void;
   load(id: string): Promise<StoredOrder>;
@@ -347,8 +348,8 @@ export function orderHost(opts: { policy?: Partial<OrderPolicy>; alwaysReplay?: 
         release();
       };
     },
-    create: (id, quote, toAddress, refundAddress = null) =>
-      withOneEffect(() => send(id, { type: 'order.create', quote, toAddress, refundAddress })),
+    create: (id, quote, toAddress, refundAddress = null, terms) =>
+      withOneEffect(() => send(id, { type: 'order.create', quote, toAddress, refundAddress, ...(terms ? { terms } : {}) })),
     async deposit(id, d) {
       const o = await load(id);
       if (!ledger.transfers.some((t) => t.key === `deposit:${d.txId}`)) {
@@ -363,7 +364,7 @@ export function orderHost(opts: { policy?: Partial<OrderPolicy>; alwaysReplay?: 
       clock.set(at);
       await runtime.fireDue();
     },
-    unwind: (id) => send(id, { type: 'order.unwind' }),
+    unwind: (id, authorization) => send(id, authorization === undefined ? { type: 'order.unwind' } : { type: 'order.unwind', authorization }),
     scriptRouteBack(answer) {
       routeBackAnswer = answer;
     },

@@ -9,7 +9,7 @@ import { assetById } from '../../../src/assets/registry.js';
 import type { ActorRef } from '../../../src/bus/types.js';
 import { ManualClock } from '../../../src/clock.js';
 import { OrderNotFound, QuoteAlreadyBound, QuoteExpired, QuoteNotFound } from '../../../src/errors.js';
-import type { OrderView } from '../../../src/orders/types.js';
+import { ORDER_TERMS_A, type OrderView } from '../../../src/orders/types.js';
 import type { AnyCommand } from '../../../src/protocol/index.js';
 import type { Quote } from '../../../src/quotes/types.js';
 import { toQuoteRequest } from '../../../http/family-a/quote.js';
@@ -145,6 +145,10 @@ export class OrderWorld {
       refunds: [],
       held: [],
       haltReason: null,
+      terms: ORDER_TERMS_A,
+      stage: 'awaiting_deposit',
+      closeReason: null,
+      refundPending: false,
     };
     this.orders.set(id, order);
     return order;

@@ -32,7 +32,7 @@ describe('Each command is mapped to its reply type', () => {
     expectTypeOf<ReplyTo<'order', 'deposit'>>().toEqualTypeOf<OrderView>();
     expectTypeOf<ReplyTo<'order', 'order.unwind'>>().toEqualTypeOf<OrderView>();
     expectTypeOf<Command<'order', 'order.unwind'>>().toEqualTypeOf<OrderUnwind>();
-    expectTypeOf<OrderUnwind>().toEqualTypeOf<{ type: 'order.unwind'; reason?: string }>();
+    expectTypeOf<OrderUnwind>().toEqualTypeOf<{ type: 'order.unwind'; reason?: string; authorization?: string }>();
   });
 
   it('the runtime\'s own wake-up is a typed message too', () => {
