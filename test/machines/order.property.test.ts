@@ -7,8 +7,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { holdings } from '../../src/orders/money.js';
-import type { OrderView } from '../../src/orders/types.js';
-import { DEFAULT_POLICY, REFUND_COST, expectOrderMoneyNamed, orderHost, twoStepQuote, type OrderHost, type StoredOrder, type VenueScript } from '../support/order-host.js';
+import { ORDER_TERMS_A, type OrderTerms, type OrderView } from '../../src/orders/types.js';
+import { DEFAULT_POLICY, HOST_START, REFUND_COST, expectOrderMoneyNamed, orderHost, twoStepQuote, type OrderHost, type StoredOrder, type VenueScript } from '../support/order-host.js';
 
 const ID = 'o-prop';
 const TO = '0x9858EfFD232B4033E47d90003D41EC34EcaEda94';
@@ -52,6 +52,19 @@ const action: fc.Arbitrary<Action> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('refunds' as const), failing: fc.boolean() }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'unwind' as const }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('clock' as const), ms: fc.integer({ min: 1, max: 8 * 24 * 3600 * 1000 }) }) },
+);
+
+/** Family A's terms, or Family B's: the slippage guard, perhaps a durable cancel within the first days. */
+const termsArb: fc.Arbitrary<OrderTerms> = fc.oneof(
+  fc.constant(ORDER_TERMS_A),
+  fc.record({ cancelAfter: fc.option(fc.integer({ min: 1, max: 6 * 24 * 3600 * 1000 }), { nil: null }) }).map(({ cancelAfter }) => ({
+    ...ORDER_TERMS_A,
+    family: 'b' as const,
+    minOut: (QUOTE.route.estimatedAmountOut * 99n) / 100n,
+    maxSlippageBps: 100,
+    cancelAfter: cancelAfter === null ? null : HOST_START + cancelAfter,
+    refundAuthorization: { mode: 'token' as const },
+  })),
 );
 
 /** The invariants that hold after every step. */
@@ -128,10 +141,10 @@ describe('Money is conserved: random deposits, venue failures and clock moves ov
     // What the runs reached, so a generator that stops reaching a money path fails here rather than passing vacuously.
     const reached = new Set<string>();
     await fc.assert(
-      fc.asyncProperty(fc.array(action, { minLength: 1, maxLength: 18 }), async (actions) => {
+      fc.asyncProperty(fc.array(action, { minLength: 1, maxLength: 18 }), termsArb, async (actions, terms) => {
         const host = orderHost({ policy: { ...DEFAULT_POLICY, maxAmountIn: 3n * AMOUNT } });
         try {
-          await host.create(ID, QUOTE, TO);
+          await host.create(ID, QUOTE, TO, null, terms);
           const txs: string[] = [];
           for (const a of actions) {
             await apply(host, a, txs);
@@ -159,7 +172,7 @@ describe('Money is conserved: random deposits, venue failures and clock moves ov
       { numRuns: RUNS, verbose: 1, ...(process.env.PROPERTY_SEED ? { seed: Number(process.env.PROPERTY_SEED) } : {}) },
     );
     if (RUNS >= 1000) {
-      for (const outcome of ['delivered', 'expired', 'refund:underfunded', 'refund:excess', 'refund:late_deposit', 'refund:unwind', 'swapped back']) {
+      for (const outcome of ['delivered', 'expired', 'refund:underfunded', 'refund:excess', 'refund:late_deposit', 'refund:unwind', 'refund:slippage', 'refund:cancelled', 'swapped back']) {
         expect(reached, outcome).toContain(outcome);
       }
     }
