@@ -1,0 +1,171 @@
+// The OpenAPI 3.1 document of Family B (the gateway, beta), served at GET /openapi.json. Its schemas are the objects
+// ajv validates requests with (schemas.ts), so what is published is what is enforced.
+import { FAMILY_B_SCHEMAS, ref, type BSchemaName, type JsonSchema } from './schemas.js';
+
+export const FAMILY_B_VERSION = '0.1.0-beta';
+
+const requestIdHeader = { $ref: '#/components/headers/XRequestId' };
+const requestIdParam = { $ref: '#/components/parameters/XRequestId' };
+
+function json(description: string, schema: BSchemaName, example?: unknown): JsonSchema {
+  return {
+    description,
+    headers: { 'X-Request-Id': requestIdHeader },
+    content: { 'application/json': { schema: ref(schema), ...(example === undefined ? {} : { example }) } },
+  };
+}
+
+const err = (code: string, message: string, details: Record<string, unknown> = {}) => ({ error: { code, message, details } });
+
+const commonErrors: Record<string, JsonSchema> = {
+  '404': json('No such path (`not_found`).', 'Error', err('not_found', 'No resource at GET /nope.')),
+  '405': json('The path exists but not with this method (`method_not_allowed`); `Allow` lists the methods.', 'Error'),
+  '500': json('Something failed (`internal`); `details.requestId` is the id to report. Never a stack.', 'Error', err('internal', 'Something failed on our side (request id 3f2c…).', { requestId: '3f2c…' })),
+  '503': json('Unavailable for a moment (`unavailable`); retry after `Retry-After` seconds.', 'Error'),
+};
+const bodyErrors: Record<string, JsonSchema> = {
+  '400': json(
+    'Malformed JSON, schema or rule broken (`invalid_request`, `details.issues` [{path, message}]).',
+    'Error',
+    err('invalid_request', '`fromAmount` is required.', { issues: [{ path: 'fromAmount', message: '`fromAmount` is required.' }] }),
+  ),
+  '413': json('The body is larger than 16 KiB (`payload_too_large`).', 'Error', err('payload_too_large', 'The request body is larger than 16384 bytes.')),
+  '415': json('The body is not `application/json` in utf-8 (`unsupported_media_type`).', 'Error'),
+};
+
+const LEG_EXAMPLE = {
+  venue: 'relay', from: 'base.USDC', to: 'arbitrum.USDC', amountIn: '1000', providerAmountIn: '999.98', providerAmountOut: '999.5',
+  amountOut: '999.49', paymasterReimbursement: { inputRetained: '0.02', outputRetained: '0.01' },
+};
+
+export function familyBOpenApi(): JsonSchema {
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Swap router: Family B (gateway, beta)',
+      version: FAMILY_B_VERSION,
+      description:
+        'camelCase gateway over the same quotes and orders as Family A (an order made here is readable there). Every ' +
+        'non-2xx answer is `{error: {code, message, details}}`: invalid_request 400, unauthorized 401, not_found 404, ' +
+        'method_not_allowed 405, conflict 409, quote_expired 410, payload_too_large 413, unsupported_media_type 415, ' +
+        'insufficient_liquidity 422, internal 500, unavailable 503. Quotes are priced in `fast` mode (1.5 s per venue).',
+    },
+    servers: [{ url: '{gateway_url}', variables: { gateway_url: { default: 'http://localhost:8081' } } }],
+    paths: {
+      '/quote': {
+        post: {
+          operationId: 'createQuote',
+          summary: 'Prices a swap; `orderType` picks the answer shape.',
+          parameters: [requestIdParam],
+          requestBody: { required: true, content: { 'application/json': { schema: ref('QuoteRequest'), example: { from: 'base.usdc', to: 'arbitrum.usdc', fromAmount: '1000' } } } },
+          responses: {
+            '200': json('The quote (`market_order` or `market` shape).', 'Quote', {
+              quoteId: '0b6f8c1e-2f4a-4c1d-9a57-6d1e0e3b9f10', orderType: 'market_order', from: 'base.USDC', to: 'arbitrum.USDC',
+              expiry: '2026-11-22T10:10:00.000Z', estimatedOut: '999.49', amountFormat: 'readable', expectedSwapTimeMs: 12250, route: [LEG_EXAMPLE],
+            }),
+            ...bodyErrors,
+            '422': json('No venue could quote the pair and amount (`insufficient_liquidity`; `details.quoteCandidates` when asked).', 'Error',
+              err('insufficient_liquidity', 'No venue could quote base.USDC → bitcoin.BTC for 0.000001.')),
+            ...commonErrors,
+          },
+        },
+      },
+      '/order/market': {
+        post: {
+          operationId: 'createMarketOrder',
+          summary: 'Turns a quote into an order with a fresh deposit address.',
+          description:
+            'Checks in this order: body (400), refund mode (`evmSignature` needs an EVM `refundAuthorizer`; `token` refuses one), ' +
+            'unknown quote (404), addresses for the quote\'s chains (400), `cancelAfter` (only for `market` quotes; future; before ' +
+            'the deposit deadline; 400), then binding: expired quote 410, quote bound to another order or request 409. ' +
+            '`minOut` = estimatedOut × (10000 − ROUTER_MAX_SLIPPAGE_BPS) / 10000, rounded down, and binds: a route re-priced below ' +
+            'it refunds (reason `slippage`). Idempotency: the same `idempotencyKey` with the same body answers the same order ' +
+            '(201 first, 200 after); another body → 409. Without a key, the same quote with the same body answers its order ' +
+            '(200); other addresses or terms → 409. In `token` mode every creation answer (first or replayed) carries `refundToken`.',
+          parameters: [requestIdParam],
+          requestBody: { required: true, content: { 'application/json': { schema: ref('OrderRequest'), example: {
+            quoteId: '0b6f8c1e-2f4a-4c1d-9a57-6d1e0e3b9f10', fromAddress: '0x9858EfFD232B4033E47d90003D41EC34EcaEda94',
+            toAddress: '0x9858EfFD232B4033E47d90003D41EC34EcaEda94', refundMode: 'token',
+          } } } },
+          responses: {
+            '201': { ...json('The new order, status `quoted`.', 'Order'), headers: { 'X-Request-Id': requestIdHeader, Location: { schema: { type: 'string' } } } },
+            '200': { ...json('The order this request already created (replay).', 'Order'), headers: { 'X-Request-Id': requestIdHeader, Location: { schema: { type: 'string' } } } },
+            ...bodyErrors,
+            '409': json('The quote is bound to another order, or the idempotency key was used with another body (`conflict`).', 'Error'),
+            '410': json('The quote has expired (`quote_expired`).', 'Error'),
+            ...commonErrors,
+            '404': json('Unknown quote, or no such path (`not_found`).', 'Error'),
+          },
+        },
+      },
+      '/order/{orderId}': {
+        get: {
+          operationId: 'getOrder',
+          summary: 'The order in its creation shape with its current status; poll every few seconds until completed, cancelled, refunded, expired or failed.',
+          parameters: [requestIdParam, orderIdParam, amountFormatParam],
+          responses: {
+            '200': json('The order.', 'Order'),
+            '400': json('`orderId` is not a uuid, or `amountFormat` is not readable/raw (`invalid_request`).', 'Error'),
+            ...commonErrors,
+            '404': json('No such order (`not_found`).', 'Error'),
+          },
+        },
+      },
+      '/order/{orderId}/cancel': {
+        post: {
+          operationId: 'cancelOrder',
+          summary: 'Cancels an order that has not started executing; what arrived is refunded to `refundAddress`.',
+          description:
+            'Send exactly one of `refundToken` (token mode: the token of the creation answer; checked in constant time against ' +
+            'HMAC-SHA256 of the gateway secret and the order id) or `refundSignature` + `refundSignatureDeadline` (evmSignature mode: ' +
+            'an EIP-712 signature by `refundAuthorizer` of domain {name: "Swap Router Gateway", version: "1"} (no chainId), ' +
+            'primary type CancelOrder {orderId string, gateway string, deadline uint256}, orderId lower-case as the service writes it, ' +
+            'gateway = the deployment\'s ROUTER_GATEWAY_ID (default `swap-router`), deadline in unix seconds, not past and at most ' +
+            '600 s ahead). A wrong token, signer, order or deadline → 401 `unauthorized`. Each authorization is single-use: a ' +
+            'replay → 401. An order executing or finished → 409 `conflict` with `details.status`. The answer is the order with ' +
+            'its new status (`cancelled` when nothing had arrived, else `refund_pending` then `refunded`).',
+          parameters: [requestIdParam, orderIdParam],
+          requestBody: { required: true, content: { 'application/json': { schema: ref('CancelRequest'), example: { refundToken: 'rgt_…' } } } },
+          responses: {
+            '200': json('Cancellation accepted: the order with its new status.', 'Order'),
+            ...bodyErrors,
+            '401': json('The token or signature does not authorise cancelling this order, or was already used (`unauthorized`).', 'Error', err('unauthorized', 'The refund token is not valid for this order.')),
+            '409': json('The order is executing or finished (`conflict`, `details.status`).', 'Error', err('conflict', 'Order … is completed: it can be cancelled only before it executes.', { status: 'completed' })),
+            ...commonErrors,
+            '404': json('No such order (`not_found`).', 'Error'),
+          },
+        },
+      },
+      '/health': {
+        get: {
+          operationId: 'health',
+          summary: 'Liveness.',
+          responses: {
+            '200': { description: '`ok`.', headers: { 'X-Request-Id': requestIdHeader }, content: { 'text/plain; charset=utf-8': { schema: { type: 'string', const: 'ok' } } } },
+            ...commonErrors,
+          },
+        },
+      },
+      '/openapi.json': {
+        get: {
+          operationId: 'openapi',
+          summary: 'This document.',
+          responses: {
+            '200': { description: 'The OpenAPI 3.1 document of Family B.', headers: { 'X-Request-Id': requestIdHeader }, content: { 'application/json': { schema: { type: 'object' } } } },
+            ...commonErrors,
+          },
+        },
+      },
+    },
+    components: {
+      schemas: FAMILY_B_SCHEMAS,
+      headers: { XRequestId: { description: 'The request id, also on every log line of the request.', schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' } } },
+      parameters: {
+        XRequestId: { name: 'X-Request-Id', in: 'header', required: false, description: 'Kept when 1–128 characters of [A-Za-z0-9._:-].', schema: { type: 'string' } },
+      },
+    },
+  };
+}
+
+const orderIdParam = { name: 'orderId', in: 'path', required: true, description: 'Order id (a uuid; case-insensitive).', schema: { type: 'string', format: 'uuid' } };
+const amountFormatParam = { name: 'amountFormat', in: 'query', required: false, schema: { ...ref('AmountFormat'), default: 'readable' } };
