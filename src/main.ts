@@ -79,7 +79,8 @@ async function main(): Promise<void> {
       ? await createEdge(config, { logger, devListener: config.dev.requested })
       : await createEmbeddedService(config, { logger });
   const a = await listen(built.appA, config.portA, config.host);
-  const servers = [a.server];
+  const b = await listen(built.appB, config.portB, config.host);
+  const servers = [a.server, b.server];
   // The dev listener moves money and time on the simulated world: loopback only, whatever ROUTER_HOST says.
   let devPort: number | null = null;
   if (built.devApp) {
@@ -88,6 +89,7 @@ async function main(): Promise<void> {
     devPort = d.port;
   }
   logger.info({ family: 'A', host: config.host, port: a.port, devPort, dataDir: config.dataDir }, 'listening');
+  logger.info({ family: 'B', host: config.host, port: b.port }, 'listening');
   onSignals(logger, servers, () => built.close());
 }
 

@@ -1,11 +1,11 @@
-// The composition root of embedded mode: builds store, market, router, actor host, bus and the Family A app from
+// The composition root of embedded mode: builds store, market, router, actor host, bus and the Family A and B apps from
 // one Config. It listens on nothing (src/main.ts does), so tests and benchmarks build the same service in-process.
 // Like main.ts it is allowed to import actors/ and http/: it is where the layers meet.
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type Koa from 'koa';
 import { createDepositFeed, createRuntime, orderKind, quoteKind, type AnyActorKindSpec, type DepositFeed, type Runtime } from '../actors/index.js';
-import { createApp, createDevApp } from '../http/index.js';
+import { createApp, createAppB, createDevApp, loadOrCreateGatewaySecret } from '../http/index.js';
 import type { Chains, SimChains } from './chains/types.js';
 import { createInProcessBus } from './bus/index.js';
 import type { Bus } from './bus/types.js';
@@ -22,6 +22,8 @@ import { createVaults, loadOrCreateSeed } from './vaults/index.js';
 
 export interface EmbeddedService {
   appA: Koa;
+  /** Family B (the gateway), served on ROUTER_PORT_B. */
+  appB: Koa;
   /** The dev listener's app (simulated deposits, clock); null when ROUTER_DEV_LISTENER=off. Listen on loopback only. */
   devApp: Koa | null;
   chains: Chains;
@@ -88,6 +90,17 @@ export async function createEmbeddedService(
   runtime.start();
   deposits.start(config.depositPollMs);
   const appA = createApp({ bus, logger: opts.logger, newId: opts.newId ?? randomUUID, bodyLimitBytes: config.bodyLimitBytes });
+  // Without ROUTER_GATEWAY_SECRET, a secret generated once into the data dir (0600), so refund tokens survive restarts.
+  const secret = await loadOrCreateGatewaySecret({ configured: config.gateway.secret, dataDir: config.dataDir, allowGenerate: true });
+  const appB = createAppB({
+    bus,
+    logger: opts.logger,
+    newId: opts.newId ?? randomUUID,
+    gatewayId: config.gateway.id,
+    secret,
+    maxSlippageBps: config.gateway.maxSlippageBps,
+    clock,
+  });
   const devApp = config.dev.enabled
     ? createDevApp({
         logger: opts.logger,
@@ -108,6 +121,7 @@ export async function createEmbeddedService(
     : null;
   return {
     appA,
+    appB,
     devApp,
     chains,
     deposits,

@@ -1,10 +1,10 @@
-// Composition root of an edge (cluster mode): the Family A app over the NATS bus, connected as the `router` user,
+// Composition root of an edge (cluster mode): the Family A and B apps over the NATS bus, connected as the `router` user,
 // which may reach shards and nothing else. The dev listener here can make simulated deposits (the ledger file of the
 // host is shared with the workers); the clock moves only in embedded mode. Builds; src/main.ts listens.
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type Koa from 'koa';
-import { createApp, createDevApp } from '../../http/index.js';
+import { createApp, createAppB, createDevApp, loadOrCreateGatewaySecret } from '../../http/index.js';
 import { createNatsBus } from '../bus/index.js';
 import { openSimChains } from '../chains/index.js';
 import { ManualClock } from '../clock.js';
@@ -15,15 +15,19 @@ import { connectNats } from './nats-connect.js';
 
 export interface Edge {
   appA: Koa;
+  appB: Koa;
   devApp: Koa | null;
   close(): Promise<void>;
 }
 
 export async function createEdge(config: Config, opts: { logger: Logger; devListener: boolean }): Promise<Edge> {
   const { logger } = opts;
+  // Every edge must derive the same refund tokens: ROUTER_GATEWAY_SECRET is required here (no per-host file).
+  const secret = await loadOrCreateGatewaySecret({ configured: config.gateway.secret, dataDir: config.dataDir, allowGenerate: false });
   const nc = await connectNats(config, `edge ${process.pid}`, logger);
   const bus = createNatsBus(nc, { shards: config.shards, timeoutMs: config.requestTimeoutMs, retryMs: config.cluster.edgeRetryMs, logger });
   const appA = createApp({ bus, logger, newId: randomUUID, bodyLimitBytes: config.bodyLimitBytes });
+  const appB = createAppB({ bus, logger, newId: randomUUID, gatewayId: config.gateway.id, secret, maxSlippageBps: config.gateway.maxSlippageBps });
   const chains = opts.devListener ? openSimChains({ file: join(config.dataDir, 'router.sqlite'), clock: new ManualClock() }) : null;
   const devApp = chains
     ? createDevApp({
@@ -38,6 +42,7 @@ export async function createEdge(config: Config, opts: { logger: Logger; devList
     : null;
   return {
     appA,
+    appB,
     devApp,
     async close() {
       await bus.close();
