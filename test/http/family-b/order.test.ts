@@ -37,7 +37,7 @@ describe('POST /order/market runs the Family A order path with Family B terms', 
     expect(refundAddress).toBe(EVM);
   });
   it('addresses are validated for their chains (toAddress on the destination, fromAddress and refundAddress on the source)', async () => {
-    for (const [field, value] of [['toAddress', 'bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu'], ['fromAddress', 'nope'], ['refundAddress', '0x123']]) {
+    for (const [field, value] of <Array<[string, string]>>[['toAddress', 'bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu'], ['fromAddress', 'nope'], ['refundAddress', '0x123']]) {
       const r = await h.order(await orderBody({ [field]: value }));
       expect(r.status).toBe(400);
       expect(r.body.error.details.issues[0].path).toBe(field);
