@@ -9,6 +9,8 @@ import { createEmbeddedService, type EmbeddedService } from '../../src/service.j
 
 export interface RunningService {
   url: string;
+  /** Family B (the gateway). */
+  urlB: string;
   /** The dev listener (deposits, clock). */
   devUrl: string;
   service: EmbeddedService;
@@ -31,12 +33,17 @@ export async function startService(env: Record<string, string> = {}, dataDir?: s
   await new Promise((r) => server.once('listening', r));
   const addr = server.address();
   const url = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
+  const serverB: Server = service.appB.listen(0, '127.0.0.1');
+  await new Promise((r) => serverB.once('listening', r));
+  const addrB = serverB.address();
+  const urlB = `http://127.0.0.1:${typeof addrB === 'object' && addrB ? addrB.port : 0}`;
   const dev: Server = service.devApp!.listen(0, '127.0.0.1');
   await new Promise((r) => dev.once('listening', r));
   const devAddr = dev.address();
   const devUrl = `http://127.0.0.1:${typeof devAddr === 'object' && devAddr ? devAddr.port : 0}`;
   return {
     url,
+    urlB,
     devUrl,
     service,
     dataDir: dir,
@@ -51,6 +58,7 @@ export async function startService(env: Record<string, string> = {}, dataDir?: s
     },
     async stop() {
       await new Promise((r) => server.close(r));
+      await new Promise((r) => serverB.close(r));
       await new Promise((r) => dev.close(r));
       await service.close();
       if (!dataDir) rmSync(dir, { recursive: true, force: true });
