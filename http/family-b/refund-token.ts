@@ -86,5 +86,6 @@ async function readSecret(file: string): Promise<GatewaySecret | null> {
   }
   const hex = text.trim();
   if (!/^[0-9a-f]{64}$/.test(hex)) throw new ConfigError(`The gateway secret file ${file} is not 32 bytes of hex (value not shown).`);
-  return new GatewaySecret(Buffer.from(hex, 'hex'));
+  // The key is the text itself, as for ROUTER_GATEWAY_SECRET: the file's content can be handed to edges as that variable.
+  return new GatewaySecret(hex);
 }

@@ -4,7 +4,8 @@
 // processes at will.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createLogger } from '../log.js';
 import { ensurePrivateDir } from '../store/private-files.js';
@@ -43,6 +44,8 @@ export interface LocalClusterOptions {
   env?: Record<string, string>;
   natsPort?: number;
   portA?: number;
+  /** Family B on the edge; a free port when absent. */
+  portB?: number;
   devPort?: number;
   /** Forward the processes' output to ours (npm run cluster). */
   inheritOutput?: boolean;
@@ -109,6 +112,8 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
   // One seed for every worker (workers never generate one): made here once, as embedded mode would, and handed over.
   await loadOrCreateSeed({ configured: null, dataDir, logger: createLogger('silent'), allowGenerate: true });
   const seed = readFileSync(join(dataDir, 'vault-seed'), 'utf8').trim();
+  // One refund-token key for every edge (edges never generate one), kept beside the seed as embedded mode keeps it.
+  const gatewaySecret = localGatewaySecret(join(dataDir, 'gateway-secret'));
   const nats = await startNatsServer({ dir: join(dataDir, 'nats'), port: opts.natsPort });
   const inherit = opts.inheritOutput ?? false;
   const common = { ROUTER_DATA_DIR: dataDir, ROUTER_NATS_URL: nats.url, ROUTER_VAULT_SEED: seed, ...opts.env };
@@ -129,6 +134,7 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
   try {
     for (let i = 0; i < opts.workers; i++) await addWorker();
     const portA = opts.portA ?? (await freePort());
+    const portB = opts.portB ?? (await freePort());
     const devPort = opts.devPort ?? (await freePort());
     const edge = await launch(
       'edge',
@@ -136,6 +142,8 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
       {
         ...common,
         ROUTER_PORT_A: String(portA),
+        ROUTER_PORT_B: String(portB),
+        ROUTER_GATEWAY_SECRET: gatewaySecret,
         ROUTER_HOST: '127.0.0.1',
         ROUTER_DEV_LISTENER: 'on',
         ROUTER_DEV_PORT: String(devPort),
@@ -163,4 +171,15 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
     await nats.stop('SIGKILL');
     throw err;
   }
+}
+
+/** `<dataDir>/gateway-secret` (the format embedded mode writes: 32 random bytes as hex, mode 0600), created if absent. */
+function localGatewaySecret(file: string): string {
+  try {
+    writeFileSync(file, `${randomBytes(32).toString('hex')}\n`, { flag: 'wx', mode: 0o600 });
+    chmodSync(file, 0o600);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  }
+  return readFileSync(file, 'utf8').trim();
 }

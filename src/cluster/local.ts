@@ -1,5 +1,5 @@
 // `npm run cluster`: a local cluster for people to try: nats-server with nats.conf on 127.0.0.1:4222,
-// ROUTER_CLUSTER_WORKERS workers (default 2) and an edge with Family A on ROUTER_PORT_A (8080) and the dev listener
+// ROUTER_CLUSTER_WORKERS workers (default 2) and an edge with Family A on ROUTER_PORT_A (8080), Family B on ROUTER_PORT_B (8081) and the dev listener
 // on ROUTER_DEV_PORT (8090), all over ROUTER_DATA_DIR (./data). Ctrl-C stops everything.
 import { loadConfig } from '../config.js';
 import { startLocalCluster } from './local-cluster.js';
@@ -11,6 +11,7 @@ const cluster = await startLocalCluster({
   workers: config.cluster.localWorkers,
   natsPort: port,
   portA: config.portA,
+  portB: config.portB,
   devPort: config.dev.port,
   inheritOutput: true,
 });
