@@ -119,10 +119,12 @@ export function renderBQuote(quote: Quote, o: QuoteRenderOptions): WireBQuote {
     amountFormat: o.amountFormat,
   };
   let wire: WireBQuote;
+  // `orderType` written second, as spec 2.6 lists the fields.
+  const { quoteId, ...rest } = head;
   if (o.orderType === 'market') {
-    wire = { ...head, orderType: 'market', venues: route.steps.map((s) => s.venue), fees: renderFees(route, o.amountFormat) };
+    wire = { quoteId, orderType: 'market', ...rest, venues: route.steps.map((s) => s.venue), fees: renderFees(route, o.amountFormat) };
   } else {
-    wire = { ...head, orderType: 'market_order', expectedSwapTimeMs: expectedSwapTimeMs(route) };
+    wire = { quoteId, orderType: 'market_order', ...rest, expectedSwapTimeMs: expectedSwapTimeMs(route) };
     if (o.returnFullRoute) wire.route = renderLegs(route, o.amountFormat);
   }
   if (o.includeCandidates) wire.quoteCandidates = quote.audit ? renderCandidates(quote.audit, o.amountFormat) : [];
