@@ -99,3 +99,35 @@ describe('Cancel by a viem-signed EIP-712 CancelOrder before the deposit; a repl
     expect(r.body.error).toMatchObject({ code: 'conflict', details: { status: 'completed' } });
   });
 });
+
+describe('cancelAfter (market quotes) is a durable timer of the core: an order not funded by then is cancelled', () => {
+  it('cancelled once the clock passes cancelAfter', async () => {
+    const q = await postB('/quote', { from: 'base.usdc', to: 'arbitrum.usdc', fromAmount: '2500', orderType: 'market' });
+    expect(q.body).toMatchObject({ orderType: 'market', fees: expect.any(Array), venues: expect.any(Array) });
+    const cancelAfter = new Date(svc.service.clock.now() + 60_000).toISOString();
+    const o = await postB('/order/market', { quoteId: q.body.quoteId, fromAddress: SENDER, toAddress: TO, refundMode: 'token', cancelAfter });
+    expect(o.status).toBe(201);
+    expect(o.body).toMatchObject({ orderType: 'market', cancelAfter, maxSlippage: '0.01', expectedOut: q.body.estimatedOut });
+    expect((await svc.post(`${svc.devUrl}/clock/advance`, { ms: 61_000 })).status).toBe(200);
+    expect((await untilB(o.body.orderId, ['cancelled'])).status).toBe('cancelled');
+  });
+});
+
+describe('Idempotency and Family A orders through the service', () => {
+  it('the same key and body → the same order (201, then 200, the same token); another body → 409', async () => {
+    const q = await postB('/quote', { from: 'base.usdc', to: 'arbitrum.usdc', fromAmount: '2500' });
+    const body = { quoteId: q.body.quoteId, fromAddress: SENDER, toAddress: TO, refundMode: 'token', idempotencyKey: 'service-key-000000001' };
+    const first = await postB('/order/market', body);
+    const again = await postB('/order/market', body);
+    expect([first.status, again.status]).toEqual([201, 200]);
+    expect(again.body.orderId).toBe(first.body.orderId);
+    expect(again.body.refundToken).toBe(first.body.refundToken);
+    expect((await postB('/order/market', { ...body, integrator: 'other' })).status).toBe(409);
+  });
+  it('an order made through Family A reads through B (refundMode null, status quoted)', async () => {
+    const q = await svc.post('/quote', { from: 'base.usdc', to: 'arbitrum.usdc', from_amount: '2500', return_full_route: true });
+    const a = await svc.post('/order', { quote_id: q.body.id, to_address: TO });
+    const b = await getB(a.body.id);
+    expect(b).toMatchObject({ orderId: a.body.id, orderType: 'market_order', status: 'quoted', refundMode: null, orderAddress: a.body.deposit_address });
+  });
+});
