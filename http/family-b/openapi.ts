@@ -38,6 +38,17 @@ const LEG_EXAMPLE = {
   amountOut: '999.49', paymasterReimbursement: { inputRetained: '0.02', outputRetained: '0.01' },
 };
 
+const ORDER_EXAMPLE = {
+  orderId: 'cfe092b2-a61f-5973-9179-7b09133fe1a1', orderAddress: '0x3cE2B04488B817c848a6D7482f593Df2C5D2bBA0', amountToSend: '1000',
+  quoteId: '0b6f8c1e-2f4a-4c1d-9a57-6d1e0e3b9f10', orderType: 'market_order', from: 'base.USDC', to: 'arbitrum.USDC', status: 'quoted',
+  expiry: '2026-11-29T10:00:01.000Z', amountFormat: 'readable', refundMode: 'token', refundAuthorizer: null,
+  refundToken: 'rgt_DyNznWTWUTqUw2iql8Oy0-JtCS1sISySd5vTeBNog00', fromAddress: '0x000000000000000000000000000000000000dEaD',
+  toAddress: '0x9858EfFD232B4033E47d90003D41EC34EcaEda94', refundAddress: '0x000000000000000000000000000000000000dEaD', cancelAfter: null,
+  createdAt: '2026-11-22T10:00:01.000Z', estimatedOut: '999.49', route: [LEG_EXAMPLE], expectedSwapTimeMs: 12250,
+};
+const { refundToken: _token, ...CANCELLED_EXAMPLE_BASE } = ORDER_EXAMPLE;
+const CANCELLED_EXAMPLE = { ...CANCELLED_EXAMPLE_BASE, status: 'cancelled' };
+
 export function familyBOpenApi(): JsonSchema {
   return {
     openapi: '3.1.0',
@@ -88,7 +99,7 @@ export function familyBOpenApi(): JsonSchema {
             toAddress: '0x9858EfFD232B4033E47d90003D41EC34EcaEda94', refundMode: 'token',
           } } } },
           responses: {
-            '201': { ...json('The new order, status `quoted`.', 'Order'), headers: { 'X-Request-Id': requestIdHeader, Location: { schema: { type: 'string' } } } },
+            '201': { ...json('The new order, status `quoted`.', 'Order', ORDER_EXAMPLE), headers: { 'X-Request-Id': requestIdHeader, Location: { schema: { type: 'string' } } } },
             '200': { ...json('The order this request already created (replay).', 'Order'), headers: { 'X-Request-Id': requestIdHeader, Location: { schema: { type: 'string' } } } },
             ...bodyErrors,
             '409': json('The quote is bound to another order, or the idempotency key was used with another body (`conflict`).', 'Error'),
@@ -127,7 +138,7 @@ export function familyBOpenApi(): JsonSchema {
           parameters: [requestIdParam, orderIdParam],
           requestBody: { required: true, content: { 'application/json': { schema: ref('CancelRequest'), example: { refundToken: 'rgt_…' } } } },
           responses: {
-            '200': json('Cancellation accepted: the order with its new status.', 'Order'),
+            '200': json('Cancellation accepted: the order with its new status.', 'Order', CANCELLED_EXAMPLE),
             ...bodyErrors,
             '401': json('The token or signature does not authorise cancelling this order, or was already used (`unauthorized`).', 'Error', err('unauthorized', 'The refund token is not valid for this order.')),
             '409': json('The order is executing or finished (`conflict`, `details.status`).', 'Error', err('conflict', 'Order … is completed: it can be cancelled only before it executes.', { status: 'completed' })),
