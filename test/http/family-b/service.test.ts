@@ -131,3 +131,14 @@ describe('Idempotency and Family A orders through the service', () => {
     expect(b).toMatchObject({ orderId: a.body.id, orderType: 'market_order', status: 'quoted', refundMode: null, orderAddress: a.body.deposit_address });
   });
 });
+
+describe('includeQuoteCandidates through the real router: single hops and multi-hop routes of its audit', () => {
+  it('a multi-hop pair lists its routes, quoted ones with legs', async () => {
+    const q = await postB('/quote', { from: 'bitcoin.btc', to: 'arbitrum.usdc', fromAmount: '50000000', includeQuoteCandidates: true, amountFormat: 'raw' });
+    expect(q.status).toBe(200);
+    const c = q.body.quoteCandidates as Array<Record<string, any>>;
+    expect(c.some((x) => x.family === 'multi_hop' && x.status === 'quoted' && x.raw_quote.length >= 2)).toBe(true);
+    expect(q.body.route.length).toBeGreaterThanOrEqual(2);
+    expect(q.body.route.at(-1).amountOut).toBe(q.body.estimatedOut);
+  });
+});
