@@ -3,9 +3,10 @@
 // from in embedded mode: `<dataDir>/gateway-secret`, 32 random bytes generated once, mode 0600 (as the vault seed).
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { constants as fsConstants } from 'node:fs';
-import { chmod, link, mkdir, open, readFile, unlink } from 'node:fs/promises';
+import { chmod, link, open, readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ConfigError } from '../../src/errors.js';
+import { ensurePrivateDir } from '../../src/store/private-files.js';
 
 export const TOKEN_PREFIX = 'rgt_';
 export const SECRET_FILE = 'gateway-secret';
@@ -52,7 +53,8 @@ export async function loadOrCreateGatewaySecret(opts: { configured: string | nul
   const file = join(opts.dataDir, SECRET_FILE);
   const existing = await readSecret(file);
   if (existing) return existing;
-  await mkdir(opts.dataDir, { recursive: true, mode: 0o700 });
+  // The data dir is private (0700 whatever the umask), as for the vault seed.
+  ensurePrivateDir(opts.dataDir);
   const tmp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
   const handle = await open(tmp, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL, 0o600);
   try {
