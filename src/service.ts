@@ -16,7 +16,7 @@ import type { OrderDeposit } from './protocol/index.js';
 import { createRouter } from './routing/index.js';
 import { openSqliteStore } from './store/index.js';
 import type { ActorStore } from './store/types.js';
-import { createSimMarket } from './venues/index.js';
+import { createSimMarket, type SimMarket } from './venues/index.js';
 import { openSimChains } from './chains/index.js';
 import { createVaults, loadOrCreateSeed } from './vaults/index.js';
 
@@ -48,7 +48,7 @@ export async function composeActorHost(
     /** Embedded mode only: generate the vault seed into the data dir when ROUTER_VAULT_SEED is unset. */
     generateSeed: boolean;
   },
-): Promise<{ chains: SimChains; deposits: DepositFeed; kinds: AnyActorKindSpec[] }> {
+): Promise<{ chains: SimChains; deposits: DepositFeed; kinds: AnyActorKindSpec[]; market: SimMarket }> {
   const { store, clock, logger } = deps;
   const market = createSimMarket(config.sim);
   // The simulated ledger lives in `router.sqlite` of the data dir (beside the embedded store's tables, ledger_*), so
@@ -67,7 +67,7 @@ export async function composeActorHost(
     quoteKind({ router, clock }),
     orderKind({ clock, vaults, chains, market, router, policy: { ...config.orders, maxAmountIn: null }, onVault: deposits.register }),
   ];
-  return { chains, deposits, kinds };
+  return { chains, deposits, kinds, market };
 }
 
 export async function createEmbeddedService(
@@ -78,7 +78,7 @@ export async function createEmbeddedService(
   const clock = opts.clock ?? new ManualClock();
   const store = openSqliteStore(join(config.dataDir, 'router.sqlite'));
   const bus = createInProcessBus(config.requestTimeoutMs);
-  const { chains, deposits, kinds } = await composeActorHost(config, {
+  const { chains, deposits, kinds, market } = await composeActorHost(config, {
     store,
     clock,
     logger: opts.logger,
@@ -111,6 +111,9 @@ export async function createEmbeddedService(
           return t;
         },
         unwind: (id) => bus.request({ kind: 'order', id }, { type: 'order.unwind' }),
+        async haltVenue(venue, halted) {
+          market.setHalted(venue, halted);
+        },
         async advanceClock(ms) {
           clock.advance(ms);
           await runtime.fireDue();

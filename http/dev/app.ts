@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import { parseAmount, parseChainAsset, validateAddress } from '../../src/assets/index.js';
 import type { Asset } from '../../src/assets/types.js';
 import { InvalidRequest } from '../../src/errors.js';
+import { VENUE_IDS, type VenueId } from '../../src/venues/types.js';
 import { errorReply } from '../family-a/errors.js';
 import { readJsonBody } from '../json-body.js';
 import { edgeState, requestContext } from '../request-id.js';
@@ -19,6 +20,8 @@ export interface DevDeps {
   advanceClock(ms: number): Promise<{ now: number }>;
   /** The operator's cancel or unwind of an order (the core's `order.unwind`); answers its status after. */
   unwind(orderId: string): Promise<{ status: string }>;
+  /** Halts a simulated venue (it refuses quotes and executions) or resumes it. */
+  haltVenue(venue: VenueId, halted: boolean): Promise<void>;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -61,6 +64,15 @@ export function createDevApp(deps: DevDeps): Koa {
     if (!UUID.test(id)) throw new InvalidRequest('`id` must be a uuid.', 'id');
     const { status } = await deps.unwind(id);
     ctx.body = { id, status };
+  });
+  // A simulated venue halts (or resumes), so frozen orders and their unwinds can be tried by hand and in tests.
+  router.post('/venues/:venue/halt', async (ctx) => {
+    const body = (await readJsonBody(ctx, deps.bodyLimitBytes)) as Record<string, unknown> | null;
+    const venue = ctx.params.venue ?? '';
+    if (!(VENUE_IDS as readonly string[]).includes(venue)) throw new InvalidRequest(`\`venue\` must be one of ${VENUE_IDS.join(', ')}.`, 'venue');
+    if (typeof body?.halted !== 'boolean') throw new InvalidRequest('`halted` must be a boolean.', 'halted');
+    await deps.haltVenue(venue as VenueId, body.halted);
+    ctx.body = { venue, halted: body.halted };
   });
   app.use(requestContext(deps.logger));
   app.use(async (ctx, next) => {

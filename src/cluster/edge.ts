@@ -35,6 +35,9 @@ export async function createEdge(config: Config, opts: { logger: Logger; devList
         bodyLimitBytes: config.bodyLimitBytes,
         deposit: ({ asset, from, to, amount }) => chains.simulateDeposit({ chain: asset.chain, asset: asset.id, from, to, amount }),
         unwind: (id) => bus.request({ kind: 'order', id }, { type: 'order.unwind' }),
+        haltVenue: async () => {
+          throw new InvalidRequest('Venues can be halted only in embedded mode; each worker simulates its own market.', 'venue');
+        },
         advanceClock: async () => {
           throw new InvalidRequest('The clock can be moved only in embedded mode; each worker keeps the system time.', 'ms');
         },

@@ -142,3 +142,57 @@ describe('includeQuoteCandidates through the real router: single hops and multi-
     expect(q.body.route.at(-1).amountOut).toBe(q.body.estimatedOut);
   });
 });
+
+describe('Cancel of a frozen order unwinds it: the self-service recovery', () => {
+  const halt = (venue: string, halted: boolean) => svc.post(`${svc.devUrl}/venues/${venue}/halt`, { halted });
+
+  it('frozen at the first step (nothing converted): cancel by token refunds the deposit (reason unwind)', async () => {
+    const q = await postB('/quote', { from: 'base.usdc', to: 'arbitrum.usdc', fromAmount: '300' });
+    expect(q.status).toBe(200);
+    const venue = q.body.route[0].venue as string;
+    const o = await postB('/order/market', { quoteId: q.body.quoteId, fromAddress: SENDER, toAddress: TO, refundMode: 'token' });
+    expect(o.status).toBe(201);
+    expect((await halt(venue, true)).status).toBe(200);
+    try {
+      await deposit(o.body.orderAddress, '300');
+      expect((await untilB(o.body.orderId, ['failed'])).status).toBe('failed');
+      expect((await getA(o.body.orderId)).status).toBe('frozen');
+      const r = await postB(`/order/${o.body.orderId}/cancel`, { refundToken: o.body.refundToken });
+      expect(r.status).toBe(200);
+      expect((await untilB(o.body.orderId, ['refunded'])).status).toBe('refunded');
+      const a = await getA(o.body.orderId);
+      expect(a.refunds.map((x: { reason: string; to_address: string }) => [x.reason, x.to_address])).toEqual([['unwind', SENDER]]);
+    } finally {
+      await halt(venue, false);
+    }
+  });
+
+  it('frozen after a step converted: cancel by a signed message swaps the funds back through the router and refunds them', async () => {
+    // robinhood USDG → bitcoin BTC has no direct venue: two steps; the second venue halts after the first filled.
+    const q = await postB('/quote', { from: 'robinhood.usdg', to: 'bitcoin.btc', fromAmount: '5000' });
+    expect(q.status).toBe(200);
+    expect(q.body.route.length).toBe(2);
+    const second = q.body.route[1].venue as string;
+    const o = await postB('/order/market', { quoteId: q.body.quoteId, fromAddress: SENDER, toAddress: 'bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu', refundAuthorizer: authorizer.address });
+    expect(o.status).toBe(201);
+    expect((await halt(second, true)).status).toBe(200);
+    try {
+      await svc.post(`${svc.devUrl}/deposits`, { to: o.body.orderAddress, asset: 'robinhood.usdg', amount: '5000', from: SENDER });
+      expect((await untilB(o.body.orderId, ['failed'])).status).toBe('failed');
+      const deadline = Math.floor(Date.now() / 1000) + 300;
+      const signature = await authorizer.signTypedData({
+        domain: CANCEL_DOMAIN, types: CANCEL_TYPES, primaryType: 'CancelOrder',
+        message: { orderId: o.body.orderId, gateway: 'swap-router', deadline: BigInt(deadline) },
+      });
+      const r = await postB(`/order/${o.body.orderId}/cancel`, { refundSignature: signature, refundSignatureDeadline: deadline });
+      expect(r.status).toBe(200);
+      const end = await untilB(o.body.orderId, ['refunded'], 20_000);
+      expect(end.status).toBe('refunded');
+      const a = await getA(o.body.orderId);
+      expect(a.refunds.map((x: { reason: string; to_address: string }) => [x.reason, x.to_address])).toEqual([['unwind', SENDER]]);
+      expect(Number(a.refunds[0].amount)).toBeGreaterThan(4900); // back in robinhood USDG, less the two ways' costs
+    } finally {
+      await halt(second, false);
+    }
+  });
+});
