@@ -44,10 +44,10 @@ const ORDER_EXAMPLE = {
   expiry: '2026-11-29T10:00:01.000Z', amountFormat: 'readable', refundMode: 'token', refundAuthorizer: null,
   refundToken: 'rgt_DyNznWTWUTqUw2iql8Oy0-JtCS1sISySd5vTeBNog00', fromAddress: '0x000000000000000000000000000000000000dEaD',
   toAddress: '0x9858EfFD232B4033E47d90003D41EC34EcaEda94', refundAddress: '0x000000000000000000000000000000000000dEaD', cancelAfter: null,
-  createdAt: '2026-11-22T10:00:01.000Z', estimatedOut: '999.49', route: [LEG_EXAMPLE], expectedSwapTimeMs: 12250,
+  createdAt: '2026-11-22T10:00:01.000Z', statusReason: null, estimatedOut: '999.49', route: [LEG_EXAMPLE], expectedSwapTimeMs: 12250,
 };
 const { refundToken: _token, ...CANCELLED_EXAMPLE_BASE } = ORDER_EXAMPLE;
-const CANCELLED_EXAMPLE = { ...CANCELLED_EXAMPLE_BASE, status: 'cancelled' };
+const CANCELLED_EXAMPLE = { ...CANCELLED_EXAMPLE_BASE, status: 'cancelled', statusReason: 'The order was cancelled; what arrived is refunded.' };
 
 export function familyBOpenApi(): JsonSchema {
   return {

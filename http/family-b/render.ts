@@ -166,6 +166,7 @@ export function renderBOrder(order: OrderView, quote: Quote, o: OrderRenderOptio
     refundAddress: order.refundAddress,
     cancelAfter: order.terms.cancelAfter === null ? null : new Date(order.terms.cancelAfter).toISOString(),
     createdAt: new Date(order.createdAt).toISOString(),
+    statusReason: statusReason(order),
     ...(o.refundToken === undefined ? {} : { refundToken: o.refundToken }),
     ...(order.amountOut === null ? {} : { amountOut: w.amount(order.amountOut, order.to) }),
   };
@@ -188,4 +189,19 @@ export function renderBOrder(order: OrderView, quote: Quote, o: OrderRenderOptio
     route: renderLegs(quote.route, o.amountFormat),
     expectedSwapTimeMs: expectedSwapTimeMs(quote.route),
   };
+}
+
+const CLOSED_BECAUSE = {
+  underfunded: 'The deposit deadline passed before the full amount arrived; what arrived is refunded.',
+  cancelled: 'The order was cancelled; what arrived is refunded.',
+  unwind: 'Execution stopped and the order was unwound; its funds are refunded in the source asset.',
+  slippage: 'The route re-priced below minOut; the order is refunded instead of delivering less.',
+} as const;
+
+/** Why the order is where it is, when that is not the plain path: a halt (failed), a close (refunds), the guard. */
+function statusReason(order: OrderView): string | null {
+  if (order.closeReason === null) return order.haltReason;
+  // The guard's own halt names the venue and the figures; any other close says what happens to the money now.
+  if (order.closeReason === 'slippage' && order.haltReason !== null) return order.haltReason;
+  return CLOSED_BECAUSE[order.closeReason];
 }

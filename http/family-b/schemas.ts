@@ -81,11 +81,15 @@ const orderShared: Record<string, JsonSchema> = {
   refundAddress: { type: ['string', 'null'], description: 'Address on the `from` chain receiving refunds (default `fromAddress`).' },
   cancelAfter: { anyOf: [instant('Instant the order is cancelled at if its deposit is not confirmed in full by then.'), { type: 'null' }] },
   createdAt: instant('Creation time.'),
+  statusReason: {
+    type: ['string', 'null'],
+    description: 'Why the order is `failed`, or why it is being or was refunded (a cancel, the deadline, an unwind, the slippage guard: a route re-priced below `minOut`); null on the plain path.',
+  },
   amountOut: amount('Amount of `to` delivered; absent until `completed`.'),
 };
 const orderRequired = [
   'orderId', 'orderAddress', 'amountToSend', 'quoteId', 'from', 'to', 'status', 'expiry', 'amountFormat', 'refundMode',
-  'refundAuthorizer', 'fromAddress', 'toAddress', 'refundAddress', 'cancelAfter', 'createdAt',
+  'refundAuthorizer', 'fromAddress', 'toAddress', 'refundAddress', 'cancelAfter', 'createdAt', 'statusReason',
 ];
 
 const schemas: Record<BSchemaName, JsonSchema> = {

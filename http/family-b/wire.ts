@@ -95,6 +95,8 @@ interface OrderHead {
   refundAddress: string | null;
   cancelAfter: string | null;
   createdAt: string;
+  /** Why the order failed or is refunded; null on the plain path. */
+  statusReason: string | null;
   amountOut?: string;
 }
 

@@ -155,11 +155,15 @@ describe('Cancel of a frozen order unwinds it: the self-service recovery', () =>
     expect((await halt(venue, true)).status).toBe(200);
     try {
       await deposit(o.body.orderAddress, '300');
-      expect((await untilB(o.body.orderId, ['failed'])).status).toBe('failed');
+      const failed = await untilB(o.body.orderId, ['failed']);
+      expect(failed.status).toBe('failed');
+      expect(failed.statusReason).toMatch(/halted/); // the order says why
       expect((await getA(o.body.orderId)).status).toBe('frozen');
       const r = await postB(`/order/${o.body.orderId}/cancel`, { refundToken: o.body.refundToken });
       expect(r.status).toBe(200);
-      expect((await untilB(o.body.orderId, ['refunded'])).status).toBe('refunded');
+      const refunded = await untilB(o.body.orderId, ['refunded']);
+      expect(refunded.status).toBe('refunded');
+      expect(refunded.statusReason).toMatch(/unwound/);
       const a = await getA(o.body.orderId);
       expect(a.refunds.map((x: { reason: string; to_address: string }) => [x.reason, x.to_address])).toEqual([['unwind', SENDER]]);
     } finally {
