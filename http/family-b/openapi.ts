@@ -45,6 +45,7 @@ const ORDER_EXAMPLE = {
   refundToken: 'rgt_DyNznWTWUTqUw2iql8Oy0-JtCS1sISySd5vTeBNog00', fromAddress: '0x000000000000000000000000000000000000dEaD',
   toAddress: '0x9858EfFD232B4033E47d90003D41EC34EcaEda94', refundAddress: '0x000000000000000000000000000000000000dEaD', cancelAfter: null,
   createdAt: '2026-11-22T10:00:01.000Z', statusReason: null, estimatedOut: '999.49', route: [LEG_EXAMPLE], expectedSwapTimeMs: 12250,
+  maxSlippage: '0.01', minOut: '989.4951',
 };
 const { refundToken: _token, ...CANCELLED_EXAMPLE_BASE } = ORDER_EXAMPLE;
 const CANCELLED_EXAMPLE = { ...CANCELLED_EXAMPLE_BASE, status: 'cancelled', statusReason: 'The order was cancelled; what arrived is refunded.' };

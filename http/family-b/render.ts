@@ -188,6 +188,8 @@ export function renderBOrder(order: OrderView, quote: Quote, o: OrderRenderOptio
     estimatedOut: w.amount(estimated, order.to),
     route: renderLegs(quote.route, o.amountFormat),
     expectedSwapTimeMs: expectedSwapTimeMs(quote.route),
+    maxSlippage: fractionOfBps(order.terms.maxSlippageBps ?? 0),
+    minOut: w.amount(order.terms.minOut ?? estimated, order.to),
   };
 }
 

@@ -240,8 +240,10 @@ const schemas: Record<BSchemaName, JsonSchema> = {
           estimatedOut: amount('The quote\'s estimate.'),
           route: { type: 'array', items: ref('Leg') },
           expectedSwapTimeMs: { type: 'integer', minimum: 0 },
+          maxSlippage: { type: 'string', pattern: '^[0-9]+(\\.[0-9]+)?$', description: 'Addition to the first shape: the slippage guard binds every order. Fraction of `estimatedOut` the order may lose ("0.01" is 1 %, ROUTER_MAX_SLIPPAGE_BPS).' },
+          minOut: amount('Addition to the first shape: estimatedOut × (1 − maxSlippage), rounded down; a route re-priced below it refunds (reason `slippage`).'),
         },
-        required: ['estimatedOut', 'route', 'expectedSwapTimeMs'],
+        required: ['estimatedOut', 'route', 'expectedSwapTimeMs', 'maxSlippage', 'minOut'],
         description: 'First shape.',
       },
       market: {

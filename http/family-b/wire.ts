@@ -101,7 +101,7 @@ interface OrderHead {
 }
 
 export type WireBOrder =
-  | (OrderHead & { orderType: 'market_order'; estimatedOut: string; route: WireLeg[]; expectedSwapTimeMs: number })
+  | (OrderHead & { orderType: 'market_order'; estimatedOut: string; route: WireLeg[]; expectedSwapTimeMs: number; maxSlippage: string; minOut: string })
   | (OrderHead & {
       orderType: 'market';
       expectedOut: string;
