@@ -93,7 +93,16 @@ async function stop(child: ChildProcess) {
   await exited;
 }
 
-interface Run { perSec: number; p50: number; p99: number; bad: number }
+interface Run { perSec: number; p50: number; p99: number; count: number; ms: number }
+
+/** Two halves of one family's measurement in a round: the rate over both; p50 and p99 the mean of the halves'. */
+const joined = (a: Run, b: Run): Run => ({
+  perSec: ((a.count + b.count) * 1000) / (a.ms + b.ms),
+  p50: (a.p50 + b.p50) / 2,
+  p99: (a.p99 + b.p99) / 2,
+  count: a.count + b.count,
+  ms: a.ms + b.ms,
+});
 
 /** autocannon over `path`: for `seconds` with one body, or exactly `bodies.length` requests, one body each. */
 async function load(port: number, path: string, opts: { body: unknown; seconds: number } | { bodies: string[] }, expect: number): Promise<Run> {
@@ -126,7 +135,7 @@ async function load(port: number, path: string, opts: { body: unknown; seconds: 
       : { duration: opts.seconds, body: JSON.stringify(opts.body), requests: [{ onResponse }] }),
   });
   if (r.errors > 0 || bad > 0) throw new Error(`POST ${path}: ${r.errors} errors, ${bad} answers not ${expect} (first: ${firstBad})`);
-  return { perSec: (done * 1000) / (last - t0), p50: r.latency.p50, p99: r.latency.p99, bad };
+  return { perSec: (done * 1000) / (last - t0), p50: r.latency.p50, p99: r.latency.p99, count: done, ms: last - t0 };
 }
 
 async function makeQuotes(port: number, f: Family, count: number): Promise<string[]> {
@@ -156,8 +165,8 @@ async function orders(svc: Svc, f: Family, count: number): Promise<Run> {
 const row = (name: string, r: Run, base: Run | null) => ({
   case: name,
   'per s': Math.round(r.perSec),
-  'p50 ms': r.p50,
-  'p99 ms': r.p99,
+  'p50 ms': +r.p50.toFixed(1),
+  'p99 ms': +r.p99.toFixed(1),
   'B ÷ A': base ? +(r.perSec / base.perSec).toFixed(3) : '',
 });
 
@@ -168,22 +177,28 @@ async function main() {
   try {
     // Round 0 warms up (JIT of both edges, SQLite file growth) and is dropped. The family measured first alternates.
     for (let r = 0; r <= ROUNDS; r++) {
-      const fams: Family[] = r % 2 === 0 ? ['A', 'B'] : ['B', 'A'];
-      const q: Partial<Record<Family, Run>> = {};
-      const o: Partial<Record<Family, Run>> = {};
-      for (const f of fams) q[f] = await quotes(svc, f, r === 0 ? Math.min(2, SECONDS) : SECONDS);
-      for (const f of fams) o[f] = await orders(svc, f, r === 0 ? Math.min(100, N) : N);
+      // A-B-B-A (or B-A-A-B), each family's measurement in two halves: each family runs both first and last in every
+      // round, so a drift within the round (e.g. the service still busy after the previous phase) hits both alike.
+      const fams: Family[] = r % 2 === 0 ? ['A', 'B', 'B', 'A'] : ['B', 'A', 'A', 'B'];
+      const qs: Record<Family, Run[]> = { A: [], B: [] };
+      const os: Record<Family, Run[]> = { A: [], B: [] };
+      const seconds = (r === 0 ? Math.min(2, SECONDS) : SECONDS) / 2;
+      const count = Math.ceil((r === 0 ? Math.min(100, N) : N) / 2);
+      for (const f of fams) qs[f].push(await quotes(svc, f, seconds));
+      for (const f of fams) os[f].push(await orders(svc, f, count));
+      const q = { A: joined(qs.A[0]!, qs.A[1]!), B: joined(qs.B[0]!, qs.B[1]!) };
+      const o = { A: joined(os.A[0]!, os.A[1]!), B: joined(os.B[0]!, os.B[1]!) };
       if (r === 0) continue;
-      res.qA.push(q.A!);
-      res.qB.push(q.B!);
-      res.oA.push(o.A!);
-      res.oB.push(o.B!);
-      console.log(`\nRound ${r} (${fams.join(' then ')}):`);
+      res.qA.push(q.A);
+      res.qB.push(q.B);
+      res.oA.push(o.A);
+      res.oB.push(o.B);
+      console.log(`\nRound ${r} (${fams.join('-')}):`);
       console.table([
-        row('A POST /quote', q.A!, null),
-        row('B POST /quote', q.B!, q.A!),
-        row('A POST /order', o.A!, null),
-        row('B POST /order/market', o.B!, o.A!),
+        row('A POST /quote', q.A, null),
+        row('B POST /quote', q.B, q.A),
+        row('A POST /order', o.A, null),
+        row('B POST /order/market', o.B, o.A),
       ]);
     }
   } finally {
@@ -192,12 +207,12 @@ async function main() {
   }
 
   const m = (k: keyof typeof res, f: keyof Run) => median(res[k].map((x) => x[f]));
-  const med = (k: keyof typeof res): Run => ({ perSec: m(k, 'perSec'), p50: m(k, 'p50'), p99: m(k, 'p99'), bad: 0 });
+  const med = (k: keyof typeof res): Run => ({ perSec: m(k, 'perSec'), p50: m(k, 'p50'), p99: m(k, 'p99'), count: 0, ms: 0 });
   const perRound = (b: 'qB' | 'oB', a: 'qA' | 'oA') => median(res[b].map((x, i) => x.perSec / res[a][i]!.perSec));
   console.log(
     `\nLatency scale 0, failures off, ${CONNECTIONS} connections; ${ROUNDS} rounds after a warm-up round; quotes: ` +
       `${QUOTE_PAIR.from}→${QUOTE_PAIR.to} ${QUOTE_PAIR.amount} for ${SECONDS} s per family per round; orders: ${N} per ` +
-      `family per round, each on its own fresh ${ORDER_PAIR.from}→${ORDER_PAIR.to} quote made beforehand (untimed). Medians:`,
+      `family per round (each in two halves, A-B-B-A or B-A-A-B), each on its own fresh ${ORDER_PAIR.from}→${ORDER_PAIR.to} quote made beforehand (untimed). Medians:`,
   );
   console.table([
     row('A POST /quote', med('qA'), null),
