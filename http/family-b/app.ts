@@ -6,8 +6,8 @@ import Koa from 'koa';
 import type { Logger } from 'pino';
 import type { Bus } from '../../src/bus/types.js';
 import { systemClock, type Clock } from '../../src/clock.js';
-import { HttpError } from '../http-error.js';
-import { edgeState, requestContext } from '../request-id.js';
+import { envelope, serveHealthAndOpenApi } from '../app-common.js';
+import { requestContext } from '../request-id.js';
 import { postCancelB } from './cancel.js';
 import { errorReplyB } from './errors.js';
 import { getOrderB } from './get.js';
@@ -34,51 +34,19 @@ export interface FamilyBDeps {
 export function createAppB(deps: FamilyBDeps): Koa {
   const app = new Koa();
   const router = new Router();
-  const openapi = JSON.stringify(familyBOpenApi());
+  const openapi = familyBOpenApi();
   const clock = deps.clock ?? systemClock;
 
   router.post('/quote', postQuoteB({ bus: deps.bus }));
   router.post('/order/market', postOrderB({ bus: deps.bus, newId: deps.newId, gatewayId: deps.gatewayId, secret: deps.secret, maxSlippageBps: deps.maxSlippageBps, clock }));
   router.get('/order/:orderId', getOrderB({ bus: deps.bus }));
   router.post('/order/:orderId/cancel', postCancelB({ bus: deps.bus, gatewayId: deps.gatewayId, secret: deps.secret, clock }));
-  router.get('/health', (ctx) => {
-    ctx.body = 'ok';
-    ctx.type = 'text/plain; charset=utf-8';
-  });
-  router.get('/openapi.json', (ctx) => {
-    ctx.body = openapi;
-    ctx.type = 'application/json; charset=utf-8';
-  });
+  serveHealthAndOpenApi(router, openapi);
 
   app.use(requestContext(deps.logger, deps.newRequestId));
-  app.use(envelope());
+  app.use(envelope(errorReplyB));
   app.use(router.routes());
   app.use(router.allowedMethods());
   app.on('error', (err: unknown) => deps.logger.error({ err }, 'unhandled error in the Family B app'));
   return app;
-}
-
-function envelope(): Koa.Middleware {
-  return async (ctx, next) => {
-    const { requestId, log } = edgeState(ctx);
-    try {
-      await next();
-      if (ctx.body === undefined || ctx.body === null) routingMiss(ctx);
-    } catch (err) {
-      const reply = errorReplyB(err, requestId);
-      if (reply.exposed) log.debug({ status: reply.status, error: reply.body.error.code }, 'request refused');
-      else log.error({ err, status: reply.status }, 'request failed');
-      ctx.status = reply.status;
-      ctx.set(reply.headers);
-      ctx.body = reply.body;
-    }
-  };
-}
-
-function routingMiss(ctx: Koa.Context): void {
-  const allow = ctx.response.get('Allow');
-  const path = ctx.path.length > 128 ? `${ctx.path.slice(0, 128)}…` : ctx.path;
-  if (ctx.status === 405) throw new HttpError(405, `Method ${ctx.method} is not allowed on ${path}; use ${allow}.`, { Allow: allow });
-  if (ctx.status === 501) throw new HttpError(501, `Method ${ctx.method} is not implemented.`);
-  if (ctx.status === 404) throw new HttpError(404, `No resource at ${ctx.method} ${path}.`);
 }
