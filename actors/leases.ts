@@ -1,4 +1,4 @@
-// Shard leases in the JetStream KV bucket `router_leases` (DESIGN.md "Sharding and the cluster"). A worker announces
+// Shard leases in the JetStream KV bucket `router_leases` (README "A local cluster"). A worker announces
 // itself with `worker.<id>` and holds shard n while it holds `shard.<n>`: acquired with `create` (absent key only),
 // renewed with `update(key, value, revision)` every third of the TTL; the bucket's max age is the TTL, so the keys
 // of a dead worker vanish and its shards are taken by the others. The revision at acquisition is the lease epoch,

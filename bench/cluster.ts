@@ -1,4 +1,4 @@
-// Cluster benchmark (issue 4): quote and order-creation throughput through a local cluster (nats-server, workers,
+// Cluster benchmark: quote and order-creation throughput through a local cluster (nats-server, workers,
 // an edge; src/cluster/local-cluster.ts) with 1 and with 2 workers, beside, in the same run and the same rounds,
 // (a) the embedded service (src/main.ts, one process) and (b) a raw NATS request-reply echo of a 1 KB payload (on a
 // nats-server without the worker user's allow_responses, and, beside it, the same echo with nats.conf as it is).

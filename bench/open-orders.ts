@@ -1,4 +1,4 @@
-// Open-orders benchmark (issue 4): one worker holding BENCH_OPEN_ORDERS (default 1,000,000) open orders awaiting their
+// Open-orders benchmark: one worker holding BENCH_OPEN_ORDERS (default 1,000,000) open orders awaiting their
 // deposit, all passivated (in the store, not in memory). Its resident memory beside an idle worker on an empty data
 // dir (same run), and the time to reactivate one (GET /order/<id> through the edge) beside a GET of an order already
 // in memory. Creating a million orders over HTTP would take most of an hour, so a few hundred real ones are made

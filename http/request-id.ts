@@ -38,7 +38,7 @@ export function requestContext(logger: Logger, generate: () => string = randomUU
     try {
       await next();
     } finally {
-      // Latency is the one place a float is fine (DESIGN.md): it never touches an amount.
+      // Latency is the one place a float is fine: it never touches an amount.
       const ms = Math.round(Number(process.hrtime.bigint() - started) / 1e4) / 100;
       log.info({ method: ctx.method, path: ctx.path, status: ctx.status, ms }, 'request');
     }

@@ -15,8 +15,9 @@ import type { PricedRoute } from '../src/routing/types.js';
 import type { VenueId } from '../src/venues/types.js';
 
 export const DEPOSIT_WINDOW_MS = 7 * 24 * 60 * 60 * 1000;
-/** The longest wait between two attempts of a refund that keeps failing. */
-export const REFUND_BACKOFF_CAP_MS = 15 * 60 * 1000;
+/** The longest wait between two attempts of a refund or delivery that keeps failing (they are retried forever:
+ *  the money is the user's and must leave). */
+export const BACKOFF_CAP_MS = 15 * 60 * 1000;
 
 export interface OrderVault {
   vaultId: string;
@@ -185,7 +186,7 @@ function eventAt(ctx: OrderContext, event: { type: string }): number {
 }
 
 /** The input of the next step: of the quoted route, or of the route back while unwinding. */
-export function stepInput(ctx: OrderContext): StepInput {
+function stepInput(ctx: OrderContext): StepInput {
   const tolerance = BigInt(10_000 - ctx.policy.shortfallToleranceBps);
   if (ctx.unwind?.route) {
     const i = ctx.unwind.step;
@@ -300,6 +301,13 @@ function shownRefundAddress(ctx: OrderContext, deposits: DepositRecord[]): strin
 
 
 
+/** A stalled or frozen order asked to unwind (stalled and frozen take it alike): refunded where it stands when
+ *  nothing was converted, else unwound through the router. */
+const UNWIND_FROM_HALT = [
+  { guard: 'freshAndNothingConverted', target: 'refunding.unwind', actions: { type: 'close', params: { reason: 'unwind' } } },
+  { guard: 'freshAuthorization', target: 'unwinding' },
+] as const;
+
 export const orderMachine = setup({
   types: {
     context: {} as OrderContext,
@@ -335,6 +343,7 @@ export const orderMachine = setup({
     /** An unwind without an authorization, or with one not used before (each is single-use). */
     freshAuthorization: ({ context, event }) =>
       event.type === 'unwind' && (event.authorization === undefined || !context.authorizations.includes(event.authorization)),
+    freshAndNothingConverted: and(['freshAuthorization', 'nothingConverted']),
     cancelDue: ({ context, event }) => event.type === 'wake' && context.terms.cancelAfter !== null && event.at >= context.terms.cancelAfter,
     slippageGuarded: ({ context, event }) =>
       context.terms.minOut !== null && 'output' in event && (event.output as StepResult).status === 'halted' && (event.output as { shortfall?: boolean }).shortfall === true,
@@ -584,7 +593,7 @@ export const orderMachine = setup({
                     actions: assign({
                       attempt: ({ context }) => context.attempt + 1,
                       lastError: ({ event }) => (event.output as Extract<DeliverResult, { status: 'failed' }>).error,
-                      retryAt: ({ context, event }) => event.output.at + Math.min(context.policy.backoffMs * 2 ** context.attempt, REFUND_BACKOFF_CAP_MS),
+                      retryAt: ({ context, event }) => event.output.at + Math.min(context.policy.backoffMs * 2 ** context.attempt, BACKOFF_CAP_MS),
                     }),
                   },
                 ],
@@ -613,26 +622,14 @@ export const orderMachine = setup({
         stalled: {
           tags: ['stalled'],
           entry: { type: 'mark', params: { status: 'stalled' } },
-          // Refunded where it stands if nothing was converted, else unwound through the router.
-          on: {
-            unwind: [
-              { guard: and(['freshAuthorization', 'nothingConverted']), target: 'refunding.unwind', actions: { type: 'close', params: { reason: 'unwind' } } },
-              { guard: 'freshAuthorization', target: 'unwinding' },
-            ],
-          },
+          on: { unwind: UNWIND_FROM_HALT },
         },
         /** A policy halt (a venue halted, a re-priced step short of the quote beyond tolerance, an amount over the
          *  limit) or an unwind that could not finish: an operator must act (or unwind the order). */
         frozen: {
           tags: ['frozen'],
           entry: { type: 'mark', params: { status: 'frozen' } },
-          // Refunded where it stands if nothing was converted, else unwound through the router.
-          on: {
-            unwind: [
-              { guard: and(['freshAuthorization', 'nothingConverted']), target: 'refunding.unwind', actions: { type: 'close', params: { reason: 'unwind' } } },
-              { guard: 'freshAuthorization', target: 'unwinding' },
-            ],
-          },
+          on: { unwind: UNWIND_FROM_HALT },
         },
         /** Swapping converted funds back to the source asset through the router's own quoting, then refunding them. */
         unwinding: {
@@ -751,7 +748,7 @@ export const orderMachine = setup({
                 actions: assign({
                   refundAttempt: ({ context }) => context.refundAttempt + 1,
                   refundRetryAt: ({ context, event }) =>
-                    event.output.at + Math.min(context.policy.backoffMs * 2 ** context.refundAttempt, REFUND_BACKOFF_CAP_MS),
+                    event.output.at + Math.min(context.policy.backoffMs * 2 ** context.refundAttempt, BACKOFF_CAP_MS),
                 }),
               },
             ],

@@ -1,5 +1,6 @@
 // The OpenAPI 3.1 document of Family A (spec 9: version 0.2.47), served at GET /openapi.json. Its schemas are the
 // very objects ajv validates requests with (schemas.ts), so what is published is what is enforced.
+import { healthAndOpenApiPaths } from '../json-schema.js';
 import { FAMILY_A_SCHEMAS, ORDER_ID_PARAMETER_SCHEMA, ref, type JsonSchema, type SchemaName } from './schemas.js';
 
 export const FAMILY_A_VERSION = '0.2.47';
@@ -96,34 +97,7 @@ export function familyAOpenApi(): JsonSchema {
           },
         },
       },
-      '/health': {
-        get: {
-          operationId: 'health',
-          summary: 'Liveness.',
-          responses: {
-            '200': {
-              description: '`ok` while the service is serving.',
-              headers: { 'X-Request-Id': requestIdHeader },
-              content: { 'text/plain; charset=utf-8': { schema: { type: 'string', const: 'ok' } } },
-            },
-            ...commonErrors,
-          },
-        },
-      },
-      '/openapi.json': {
-        get: {
-          operationId: 'openapi',
-          summary: 'This document.',
-          responses: {
-            '200': {
-              description: 'The OpenAPI 3.1 document of Family A.',
-              headers: { 'X-Request-Id': requestIdHeader },
-              content: { 'application/json': { schema: { type: 'object' } } },
-            },
-            ...commonErrors,
-          },
-        },
-      },
+      ...healthAndOpenApiPaths('Family A', requestIdHeader, commonErrors),
     },
     components: {
       schemas: FAMILY_A_SCHEMAS,

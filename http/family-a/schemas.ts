@@ -4,7 +4,9 @@
 import { VENUE_IDS } from '../../src/venues/types.js';
 import { REFUND_REASONS } from '../../src/orders/money.js';
 
-export type JsonSchema = { [keyword: string]: unknown };
+import { discriminated, type JsonSchema } from '../json-schema.js';
+
+export type { JsonSchema };
 
 export const SCHEMA_NAMES = [
   'AmountFormat', 'QuoteMode', 'VenueId', 'ChainAsset', 'Amount',
@@ -36,34 +38,6 @@ export const ORDER_ID_PARAMETER_SCHEMA: JsonSchema = {
   format: 'uuid',
   description: 'Order id from POST /order (case-insensitive; an `urn:uuid:` prefix is accepted). Not a uuid → 400.',
 };
-
-/**
- * A closed object discriminated by one property: each variant lists the shared properties plus its own, so
- * `additionalProperties: false` holds per variant (it cannot see through oneOf) and ajv's `discriminator` picks
- * the branch, which also makes its error name the right field.
- */
-function discriminated(
-  tag: string,
-  shared: Record<string, JsonSchema>,
-  sharedRequired: string[],
-  variants: Record<string, { properties?: Record<string, JsonSchema>; required?: string[]; description: string }>,
-  description: string,
-): JsonSchema {
-  return {
-    type: 'object',
-    description,
-    properties: { [tag]: { type: 'string', enum: Object.keys(variants) } },
-    required: [tag],
-    discriminator: { propertyName: tag },
-    oneOf: Object.entries(variants).map(([value, v]) => ({
-      type: 'object',
-      description: v.description,
-      properties: { ...shared, [tag]: { const: value }, ...v.properties },
-      required: [...sharedRequired, tag, ...(v.required ?? [])],
-      additionalProperties: false,
-    })),
-  };
-}
 
 const schemas: Record<SchemaName, JsonSchema> = {
   AmountFormat: {

@@ -1,5 +1,6 @@
 // The OpenAPI 3.1 document of Family B (the gateway, beta), served at GET /openapi.json. Its schemas are the objects
 // ajv validates requests with (schemas.ts), so what is published is what is enforced.
+import { healthAndOpenApiPaths } from '../json-schema.js';
 import { FAMILY_B_SCHEMAS, ref, type BSchemaName, type JsonSchema } from './schemas.js';
 
 export const FAMILY_B_VERSION = '0.1.0-beta';
@@ -148,26 +149,7 @@ export function familyBOpenApi(): JsonSchema {
           },
         },
       },
-      '/health': {
-        get: {
-          operationId: 'health',
-          summary: 'Liveness.',
-          responses: {
-            '200': { description: '`ok`.', headers: { 'X-Request-Id': requestIdHeader }, content: { 'text/plain; charset=utf-8': { schema: { type: 'string', const: 'ok' } } } },
-            ...commonErrors,
-          },
-        },
-      },
-      '/openapi.json': {
-        get: {
-          operationId: 'openapi',
-          summary: 'This document.',
-          responses: {
-            '200': { description: 'The OpenAPI 3.1 document of Family B.', headers: { 'X-Request-Id': requestIdHeader }, content: { 'application/json': { schema: { type: 'object' } } } },
-            ...commonErrors,
-          },
-        },
-      },
+      ...healthAndOpenApiPaths('Family B', requestIdHeader, commonErrors),
     },
     components: {
       schemas: FAMILY_B_SCHEMAS,

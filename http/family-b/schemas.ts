@@ -4,7 +4,9 @@
 import { B_ERROR_CODES } from './errors.js';
 import { B_ORDER_STATUSES, B_STATUS_MEANINGS } from './statuses.js';
 
-export type JsonSchema = { [keyword: string]: unknown };
+import { discriminated, type JsonSchema } from '../json-schema.js';
+
+export type { JsonSchema };
 
 export const B_SCHEMA_NAMES = [
   'AmountFormat', 'OrderType', 'RefundMode', 'Amount', 'QuoteRequest', 'Leg', 'Fee', 'QuoteCandidate', 'Quote',
@@ -22,28 +24,6 @@ const text = (min: number, max: number, description: string): JsonSchema => ({ t
 const instant = (description: string): JsonSchema => ({ type: 'string', format: 'date-time', description });
 
 /** A closed object per variant of `tag`, as in Family A's schemas (additionalProperties cannot see through oneOf). */
-function discriminated(
-  tag: string,
-  shared: Record<string, JsonSchema>,
-  sharedRequired: string[],
-  variants: Record<string, { properties: Record<string, JsonSchema>; required: string[]; description: string }>,
-  description: string,
-): JsonSchema {
-  return {
-    type: 'object',
-    description,
-    properties: { [tag]: { type: 'string', enum: Object.keys(variants) } },
-    required: [tag],
-    discriminator: { propertyName: tag },
-    oneOf: Object.entries(variants).map(([value, v]) => ({
-      type: 'object',
-      description: v.description,
-      properties: { ...shared, [tag]: { const: value }, ...v.properties },
-      required: [...sharedRequired, tag, ...v.required],
-      additionalProperties: false,
-    })),
-  };
-}
 
 const quoteShared: Record<string, JsonSchema> = {
   quoteId: { type: 'string', format: 'uuid', description: 'Passed as `quoteId` to POST /order/market. A `market` quote has a version-8 uuid.' },

@@ -1,4 +1,4 @@
-// Amounts on the wire ⇄ bigint base units: the one module that parses and writes amounts (DESIGN.md, one internal
+// Amounts on the wire ⇄ bigint base units: the one module that parses and writes amounts (docs/architecture.md, one internal
 // language). Pure string and bigint arithmetic; a Number or parseFloat here would silently round large amounts.
 import { InvalidAmount } from '../errors.js';
 import type { AmountFormat, Asset } from './types.js';

@@ -13,4 +13,4 @@ export { HISTORY_LIMIT } from './types.js';
 export { encodeJson, decodeJson, roundTrip } from './codec.js';
 export { openSqliteStore } from './sqlite-store.js';
 export { openMongoStore } from './mongo-store.js';
-export { StoreOutcomeUnknown } from './errors.js';
+export { StoreOutcomeUnknown } from '../errors.js';

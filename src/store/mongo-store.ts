@@ -12,8 +12,7 @@ import {
   type Filter,
   type UpdateFilter,
 } from 'mongodb';
-import { ConfigError, SnapshotConflict } from '../errors.js';
-import { StoreOutcomeUnknown } from './errors.js';
+import { ConfigError, SnapshotConflict, StoreOutcomeUnknown } from '../errors.js';
 import { mongoClientOptions, pinnedConcerns, WRITE_TIMEOUT_MS } from './mongo-options.js';
 import {
   COUNTS_HINT,

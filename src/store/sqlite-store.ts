@@ -44,7 +44,7 @@ interface OrderRow {
   created_at: number;
 }
 
-// Columns added after the first schema (issue 4). A file written by an older build gains them on open, with the
+// Columns added after the first schema. A file written by an older build gains them on open, with the
 // defaults an actor saved before then must read as: shard 0, no status, no history, no order index.
 const ADDED_COLUMNS: ReadonlyArray<readonly [name: string, definition: string]> = [
   ['shard', 'INTEGER NOT NULL DEFAULT 0'],

@@ -1,4 +1,4 @@
-// The simulated market of all 21 venues (DESIGN.md "The simulated world"): seeded, latency-scaled, with test
+// The simulated market of all 21 venues (docs/architecture.md): seeded, latency-scaled, with test
 // controls to halt a venue, move a price, force faults and read the fills.
 import type { Asset } from '../assets/types.js';
 import { RouterError } from '../errors.js';

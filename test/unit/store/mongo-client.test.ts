@@ -4,7 +4,7 @@
 import { MongoClient, MongoNetworkError, MongoServerError, MongoWriteConcernError, type Document, type Filter, type UpdateFilter } from 'mongodb';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError, SnapshotConflict } from '../../../src/errors.js';
-import { StoreOutcomeUnknown } from '../../../src/store/errors.js';
+import { StoreOutcomeUnknown } from '../../../src/errors.js';
 import { mongoClientOptions, pinnedConcerns, WRITE_TIMEOUT_MS } from '../../../src/store/mongo-options.js';
 import type { ActorDoc } from '../../../src/store/mongo-queries.js';
 import { mongoStoreClient, outcomeUnknown, saveActor, type ActorWrites } from '../../../src/store/mongo-store.js';

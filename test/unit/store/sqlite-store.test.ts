@@ -30,7 +30,7 @@ describe('SQLite store: what was saved survives closing and reopening the file',
 });
 
 describe('SQLite store: a file written before shards, statuses and the order index keeps working', () => {
-  // The schema of issue 3, as such files were created.
+  // The first schema, as files of the earliest builds were created.
   const OLD_SCHEMA = `
     CREATE TABLE actors (
       kind TEXT NOT NULL, id TEXT NOT NULL, version INTEGER NOT NULL, epoch INTEGER NOT NULL, snapshot TEXT NOT NULL,
