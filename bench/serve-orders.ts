@@ -52,7 +52,7 @@ async function composeWithIdle(dataDir: string, idleMs: number) {
   const runtime = createRuntime({
     store, clock, logger, idleMs,
     kinds: [
-      quoteKind({ router, clock }),
+      quoteKind({ router, prices: market, clock }),
       orderKind({ clock, vaults, chains, market, router, policy: { ...config.orders, maxAmountIn: null }, onVault: deposits.register }),
     ],
   });

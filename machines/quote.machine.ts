@@ -1,7 +1,8 @@
 // The quote fan-out as a statechart: pricing → quoted | refused. Pure: the fan-out (`priceRoutes`) is a named
 // effect the runtime provides, and the quoting instant comes back with its output (no clock here).
 import { assign, fromPromise, setup } from 'xstate';
-import type { QuoteAudit, RouteRequest, RoutingResult } from '../src/routing/types.js';
+import type { AssetId } from '../src/assets/types.js';
+import type { QuoteAudit, RoutingResult } from '../src/routing/types.js';
 import { QUOTE_VALIDITY_MS, type Quote, type QuoteRequest } from '../src/quotes/types.js';
 
 export interface QuoteInput {
@@ -9,10 +10,13 @@ export interface QuoteInput {
   request: QuoteRequest;
 }
 
-/** What the runtime's priceRoutes effect answers: the routing result and the instant it was priced. */
+/** What the runtime's priceRoutes effect answers: the routing result, the instant it was priced, the USD prices of
+ *  the route's assets and the venue rounds it took (more than one for an exact-output search). */
 export interface PricedAt {
   result: RoutingResult;
   at: number;
+  usdPrices: Record<AssetId, bigint>;
+  rounds: number;
 }
 
 export interface QuoteRefusal {
@@ -50,7 +54,7 @@ export const quoteMachine = setup({
   },
   actors: {
     // Placeholder: the runtime provides the real fan-out with machine.provide().
-    [PRICE_ROUTES]: fromPromise<PricedAt, RouteRequest>(async () => {
+    [PRICE_ROUTES]: fromPromise<PricedAt, QuoteRequest>(async () => {
       throw new Error('priceRoutes is provided by the runtime');
     }),
   },
@@ -66,10 +70,7 @@ export const quoteMachine = setup({
       invoke: {
         id: PRICE_ROUTES,
         src: PRICE_ROUTES,
-        input: ({ context }): RouteRequest => {
-          const { from, to, amountIn, mode, allowlist, blocklist } = context.request;
-          return { from, to, amountIn, mode, allowlist, blocklist };
-        },
+        input: ({ context }): QuoteRequest => context.request,
         onDone: [
           {
             guard: 'somethingQuoted',
@@ -83,6 +84,8 @@ export const quoteMachine = setup({
                 audit: context.request.includeCandidates ? event.output.result.audit : null,
                 quotedAt: event.output.at,
                 expiresAt: event.output.at + QUOTE_VALIDITY_MS,
+                usdPrices: event.output.usdPrices,
+                rounds: event.output.rounds,
               }),
             }),
           },

@@ -64,7 +64,7 @@ export async function composeActorHost(
   });
   const deposits = createDepositFeed({ chains, store, logger, tell: deps.tell });
   const kinds = [
-    quoteKind({ router, clock }),
+    quoteKind({ router, prices: market, clock }),
     orderKind({ clock, vaults, chains, market, router, policy: { ...config.orders, maxAmountIn: null }, onVault: deposits.register }),
   ];
   return { chains, deposits, kinds, market };

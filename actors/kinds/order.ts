@@ -10,6 +10,7 @@ import { ORDER_TERMS_A, type OrderView } from '../../src/orders/types.js';
 import type { OrderProtocol } from '../../src/protocol/index.js';
 import type { ActorKindSpec } from '../kind.js';
 import { orderEffects, type OrderEffectDeps } from './order-effects.js';
+import { orderIndex } from './order-summary.js';
 
 export { FEES_ACCOUNT } from '../../src/orders/money.js';
 
@@ -125,9 +126,6 @@ export function orderKind(deps: OrderKindDeps): ActorKindSpec<OrderProtocol, Ord
     },
     wakeUp: (s) => orderWakeUp(s),
     status: (s) => orderStatus(s),
-    index(s) {
-      const c = s.context;
-      return { sender: c.deposits[0]?.from ?? null, destination: c.toAddress, refund: c.refundAddress, orderType: 'market', createdAt: c.createdAt };
-    },
+    index: (s) => orderIndex(s, orderView(s)),
   };
 }

@@ -6,12 +6,34 @@ import type { Failure } from '../../src/bus/types.js';
 import type { Clock } from '../../src/clock.js';
 import { QuoteAlreadyBound, QuoteExpired, QuoteNotFound, QuoteRefused, toErrorData } from '../../src/errors.js';
 import type { QuoteProtocol } from '../../src/protocol/index.js';
-import type { RouteRequest, RoutingResult } from '../../src/routing/types.js';
+import { assetById } from '../../src/assets/index.js';
+import type { AssetId } from '../../src/assets/types.js';
+import type { QuoteRequest } from '../../src/quotes/types.js';
+import type { ExactOutputRequest, ExactOutputResult, PricedRoute, RouteRequest, RoutingResult } from '../../src/routing/types.js';
+import type { Market } from '../../src/venues/types.js';
 import type { ActorKindSpec } from '../kind.js';
 
 export interface QuoteKindDeps {
-  router: { route(req: RouteRequest): Promise<RoutingResult> };
+  router: { route(req: RouteRequest): Promise<RoutingResult>; exactOutput(req: ExactOutputRequest): Promise<ExactOutputResult> };
+  /** The market's USD reference prices, stored with each quote for fee breakdowns. */
+  prices: Pick<Market, 'usdPrice'>;
   clock: Clock;
+}
+
+/** Exact output when the request says so, else exact input. */
+async function price(router: QuoteKindDeps['router'], r: QuoteRequest): Promise<{ result: RoutingResult; rounds: number }> {
+  const { from, to, mode, allowlist, blocklist } = r;
+  if (r.exactOut !== undefined) {
+    const result = await router.exactOutput({ from, to, amountOut: r.exactOut, mode, allowlist, blocklist });
+    return { result, rounds: result.rounds };
+  }
+  return { result: await router.route({ from, to, amountIn: r.amountIn, mode, allowlist, blocklist }), rounds: 1 };
+}
+
+/** USD prices of the pair and of every asset a step of the best route starts from (the assets costs are paid in). */
+function usdPricesOf(prices: QuoteKindDeps['prices'], r: QuoteRequest, best: PricedRoute | null): Record<AssetId, bigint> {
+  const ids = new Set<AssetId>([r.from, r.to, ...(best?.steps.flatMap((s) => [s.from, s.to]) ?? [])]);
+  return Object.fromEntries([...ids].map((id) => [id, prices.usdPrice(assetById(id))]));
 }
 
 const fail = (err: Error): Failure => ({ ok: false, error: toErrorData(err) });
@@ -21,9 +43,9 @@ const notFound = (id: string): Failure => fail(new QuoteNotFound(`Quote ${id} do
 export function quoteKind(deps: QuoteKindDeps): ActorKindSpec<QuoteProtocol, typeof quoteMachine> {
   const logic = quoteMachine.provide({
     actors: {
-      [PRICE_ROUTES]: fromPromise<PricedAt, RouteRequest>(async ({ input }) => {
-        const result = await deps.router.route(input);
-        return { result, at: deps.clock.now() };
+      [PRICE_ROUTES]: fromPromise<PricedAt, QuoteRequest>(async ({ input }) => {
+        const { result, rounds } = await price(deps.router, input);
+        return { result, at: deps.clock.now(), usdPrices: usdPricesOf(deps.prices, input, result.best), rounds };
       }),
     },
   });

@@ -95,6 +95,9 @@ export function postOrderB(deps: BOrderDeps): Koa.Middleware {
       fromAddress,
       integrator: b.integrator ?? null,
       idempotencyKey: b.idempotencyKey ?? null,
+      maxIn: null,
+      exactOut: null,
+      approvalMode: null,
     };
 
     let proposed = deps.newId();

@@ -14,9 +14,9 @@ export type RefundAuthorization =
   /** A bearer token derived from a server secret and the order id: never stored, so nothing to leak here. */
   | { mode: 'token' };
 
-/** What the client agreed beyond the quote (Family B's order terms); Family A orders carry `ORDER_TERMS_A`. */
+/** What the client agreed beyond the quote (Family B's and C's order terms); Family A orders carry `ORDER_TERMS_A`. */
 export interface OrderTerms {
-  family: 'a' | 'b';
+  family: 'a' | 'b' | 'c';
   /** The least the order may deliver (base units of `to`); a route re-priced below it refunds instead. */
   minOut: bigint | null;
   /** The slippage `minOut` was derived from, in basis points of the quoted output. */
@@ -28,10 +28,20 @@ export interface OrderTerms {
   fromAddress: string | null;
   integrator: string | null;
   idempotencyKey: string | null;
+  /** Exact output (Family C): the order accepts deposits up to this (base units of `from`) and refunds what the
+   *  route did not need once it delivered; null: it takes exactly the quoted input and refunds any excess at once. */
+  maxIn: bigint | null;
+  /** Exact output (Family C): the order delivers exactly this to the destination (base units of `to`); what the
+   *  route returned above it is kept as a delivery cost. Null: it delivers the whole output. */
+  exactOut: bigint | null;
+  /** Family C's `approvalMode`: the allowance a route needing an ERC-20 approval would grant (`full`: max uint256,
+   *  `partial`: the sell amount). Deposit-address routes need none, so it is recorded only. */
+  approvalMode: 'full' | 'partial' | null;
 }
 
 export const ORDER_TERMS_A: OrderTerms = {
   family: 'a', minOut: null, maxSlippageBps: null, cancelAfter: null, refundAuthorization: null, fromAddress: null, integrator: null, idempotencyKey: null,
+  maxIn: null, exactOut: null, approvalMode: null,
 };
 
 export interface OrderView {

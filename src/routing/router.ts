@@ -7,7 +7,7 @@ import { deliveryCost } from './costing.js';
 import { multiHop } from './multi-hop.js';
 import { singleHop } from './single-hop.js';
 import { createSearchContext } from './steps.js';
-import type { PricedRoute, QuoteMode, RouteRequest, RoutingResult } from './types.js';
+import type { ExactOutputRequest, ExactOutputResult, PricedRoute, QuoteMode, RouteRequest, RoutingResult } from './types.js';
 
 /** Per-venue deadlines of spec 4 (`quote_mode`): optimal gives each venue 10 s, fast cuts it off at 1.5 s. */
 export const DEFAULT_DEADLINES: Readonly<Record<QuoteMode, number>> = Object.freeze({ fast: 1_500, optimal: 10_000 });
@@ -26,6 +26,8 @@ export interface RouterDeps {
 export interface Router {
   /** Rejects with VenueListConflict when both venue lists are set; otherwise resolves, best null when nothing quoted. */
   route(req: RouteRequest): Promise<RoutingResult>;
+  /** The smallest input whose route delivers at least `amountOut` (exact-output.ts); best null when none does. */
+  exactOutput(req: ExactOutputRequest): Promise<ExactOutputResult>;
 }
 
 export function createRouter(deps: RouterDeps): Router {
@@ -60,6 +62,9 @@ export function createRouter(deps: RouterDeps): Router {
       // A refund is a transfer of the source asset on its own chain, costed as a delivery of it would be.
       const refundCost = deliveryCost(market, from);
       return { best: winner?.route ?? null, refundCost, audit: { singleHop: single, multiHop: multi } };
+    },
+    exactOutput() {
+      throw new Error('exact output: not built yet');
     },
   };
 }

@@ -97,3 +97,14 @@ export interface RoutingResult {
   refundCost: bigint;
   audit: QuoteAudit;
 }
+
+/** An exact-output ask: the least the route must deliver, base units of `to`. */
+export interface ExactOutputRequest extends Omit<RouteRequest, 'amountIn'> {
+  amountOut: bigint;
+}
+
+/** `best` is the route of the smallest input found that delivers at least `amountOut`; `rounds` counts the venue
+ *  rounds the search took (the first, full routing included). */
+export interface ExactOutputResult extends RoutingResult {
+  rounds: number;
+}

@@ -1,5 +1,6 @@
 // The store port: actor snapshots with a version compare-and-set, the fencing epoch, and durable wake-ups.
 import type { ActorKind } from '../bus/types.js';
+import type { ListStatus, OrderSummary } from '../orders/summary.js';
 
 export interface StoredActor {
   kind: ActorKind;
@@ -35,6 +36,10 @@ export interface OrderIndex {
   refund: string | null;
   orderType: 'market' | 'limit';
   createdAt: number;
+  /** The coarse status of the list (filterable). */
+  listStatus: ListStatus;
+  /** What a list item shows, stored as it is so a page needs no snapshot. */
+  summary: OrderSummary;
 }
 
 export interface ActorSummary {
@@ -61,6 +66,8 @@ export interface OrderQuery {
   orderType?: 'market' | 'limit';
   /** Any of these statuses (Family A statuses); absent = all. */
   status?: readonly string[];
+  /** Only this coarse status; absent = all. */
+  listStatus?: ListStatus;
   /** 1..1000. */
   limit: number;
   /** Rows strictly after this one in the order of the list (newest first: createdAt desc, then id desc). */

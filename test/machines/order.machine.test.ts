@@ -105,7 +105,7 @@ const COMMANDS = {
 const CANCEL_AFTER = AT + 3 * 24 * 3600 * 1000;
 const TERMS_B: OrderTerms = {
   family: 'b', minOut: (QUOTE.route.estimatedAmountOut * 99n) / 100n, maxSlippageBps: 100, cancelAfter: CANCEL_AFTER,
-  refundAuthorization: { mode: 'token' }, fromAddress: SENDER, integrator: null, idempotencyKey: null,
+  refundAuthorization: { mode: 'token' }, fromAddress: SENDER, integrator: null, idempotencyKey: null, maxIn: null, exactOut: null, approvalMode: null,
 };
 const CANCEL_WAKE = { type: 'wake', at: CANCEL_AFTER } satisfies OrderEvent;
 const effectNameOf = (doneType: string) => Object.entries(EFFECT).find(([, id]) => doneType === `xstate.done.actor.${id}`)?.[0];

@@ -4,7 +4,8 @@ import { ManualClock } from '../../src/clock.js';
 import { createLogger } from '../../src/log.js';
 import { openSqliteStore } from '../../src/store/sqlite-store.js';
 import type { ActorStore } from '../../src/store/types.js';
-import type { RouteRequest, RoutingResult } from '../../src/routing/types.js';
+import type { ExactOutputRequest, ExactOutputResult, RouteRequest, RoutingResult } from '../../src/routing/types.js';
+import { USD_ONE } from '../../src/venues/prices.js';
 
 export interface TestHost {
   runtime: Runtime;
@@ -15,6 +16,8 @@ export interface TestHost {
 
 export function testHost(opts: {
   route: (req: RouteRequest) => Promise<RoutingResult>;
+  /** Exact-output pricing; absent, an exact-output quote fails its pricing (refused). */
+  exactOutput?: (req: ExactOutputRequest) => Promise<ExactOutputResult>;
   alwaysReplay?: boolean;
   store?: ActorStore;
   start?: number;
@@ -26,7 +29,14 @@ export function testHost(opts: {
     store,
     clock,
     logger,
-    kinds: [quoteKind({ router: { route: opts.route }, clock })],
+    kinds: [
+      quoteKind({
+        router: { route: opts.route, exactOutput: opts.exactOutput ?? (() => Promise.reject(new Error('this test host prices exact input only'))) },
+        // Every asset at one dollar: these hosts test the quote actor, not fee arithmetic.
+        prices: { usdPrice: () => USD_ONE },
+        clock,
+      }),
+    ],
     alwaysReplay: opts.alwaysReplay ?? true,
   });
   return {

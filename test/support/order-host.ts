@@ -72,6 +72,8 @@ export function twoStepQuote(id = 'q-order', route = twoStepRoute()): Quote {
     audit: null,
     refundCost: REFUND_COST,
     quotedAt: HOST_START,
+    usdPrices: {},
+    rounds: 1,
     expiresAt: HOST_START + 10 * 60 * 1000,
   };
 }

@@ -108,6 +108,8 @@ export function cannedQuote(quoteId: string, request: QuoteRequest, route?: Pric
     refundCost: 1n,
     audit: request.includeCandidates ? (audit ?? fullAudit(r, r.from)) : null,
     quotedAt: QUOTED_AT,
+    usdPrices: {},
+    rounds: 1,
     expiresAt: QUOTED_AT + QUOTE_VALIDITY_MS,
   };
 }

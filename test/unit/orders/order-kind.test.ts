@@ -27,7 +27,7 @@ async function world() {
   const runtime = createRuntime({
     store, clock, logger: createLogger('silent'), alwaysReplay: true,
     kinds: [
-      quoteKind({ router, clock }),
+      quoteKind({ router, prices: market, clock }),
       orderKind({ clock, vaults, chains, market, policy: { maxAttempts: 3, backoffMs: 1000, shortfallToleranceBps: 100, maxAmountIn: null } }),
     ],
   });
