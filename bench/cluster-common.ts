@@ -110,6 +110,7 @@ export async function startEmbedded(env: Record<string, string> = {}): Promise<E
       ROUTER_DATA_DIR: dataDir,
       ROUTER_PORT_A: String(port),
       ROUTER_PORT_B: String(await freePort()),
+      ROUTER_PORT_C: String(await freePort()),
       ROUTER_HOST: '127.0.0.1',
       ROUTER_DEV_LISTENER: 'off',
     },

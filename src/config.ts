@@ -15,6 +15,8 @@ export interface Config {
   portA: number;
   /** Where Family B, the gateway, listens (ROUTER_PORT_B, default 8081), on the same ROUTER_HOST. */
   portB: number;
+  /** Where Family C listens (ROUTER_PORT_C, default 8082), on the same ROUTER_HOST. */
+  portC: number;
   host: string;
   /** SQLite file and, later, the embedded vault seed live here (ROUTER_DATA_DIR, default ./data). */
   dataDir: string;
@@ -159,6 +161,7 @@ export function loadConfig(env: Env = process.env): Config {
   return {
     portA: int(env, 'ROUTER_PORT_A', 8080, 0, 65535),
     portB: int(env, 'ROUTER_PORT_B', 8081, 0, 65535),
+    portC: int(env, 'ROUTER_PORT_C', 8082, 0, 65535),
     dev: {
       enabled: oneOf(env, 'ROUTER_DEV_LISTENER', 'on', ['on', 'off']) === 'on',
       port: int(env, 'ROUTER_DEV_PORT', 8090, 0, 65535),

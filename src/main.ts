@@ -80,7 +80,8 @@ async function main(): Promise<void> {
       : await createEmbeddedService(config, { logger });
   const a = await listen(built.appA, config.portA, config.host);
   const b = await listen(built.appB, config.portB, config.host);
-  const servers = [a.server, b.server];
+  const c = await listen(built.appC, config.portC, config.host);
+  const servers = [a.server, b.server, c.server];
   // The dev listener moves money and time on the simulated world: loopback only, whatever ROUTER_HOST says.
   let devPort: number | null = null;
   if (built.devApp) {
@@ -90,6 +91,7 @@ async function main(): Promise<void> {
   }
   logger.info({ family: 'A', host: config.host, port: a.port, devPort, dataDir: config.dataDir }, 'listening');
   logger.info({ family: 'B', host: config.host, port: b.port }, 'listening');
+  logger.info({ family: 'C', host: config.host, port: c.port }, 'listening');
   onSignals(logger, servers, () => built.close());
 }
 

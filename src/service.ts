@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type Koa from 'koa';
 import { createDepositFeed, createRuntime, orderKind, quoteKind, type AnyActorKindSpec, type DepositFeed, type Runtime } from '../actors/index.js';
-import { createApp, createAppB, createDevApp, loadOrCreateGatewaySecret } from '../http/index.js';
+import { createApp, createAppB, createAppC, createDevApp, loadOrCreateGatewaySecret } from '../http/index.js';
 import type { Chains, SimChains } from './chains/types.js';
 import { createInProcessBus } from './bus/index.js';
 import type { Bus } from './bus/types.js';
@@ -24,6 +24,8 @@ export interface EmbeddedService {
   appA: Koa;
   /** Family B (the gateway), served on ROUTER_PORT_B. */
   appB: Koa;
+  /** Family C (typed currencies), served on ROUTER_PORT_C. */
+  appC: Koa;
   /** The dev listener's app (simulated deposits, clock); null when ROUTER_DEV_LISTENER=off. Listen on loopback only. */
   devApp: Koa | null;
   chains: Chains;
@@ -101,6 +103,7 @@ export async function createEmbeddedService(
     maxSlippageBps: config.gateway.maxSlippageBps,
     clock,
   });
+  const appC = createAppC({ bus, logger: opts.logger, newId: opts.newId ?? randomUUID, orders: store, secret, clock });
   const devApp = config.dev.enabled
     ? createDevApp({
         logger: opts.logger,
@@ -125,6 +128,7 @@ export async function createEmbeddedService(
   return {
     appA,
     appB,
+    appC,
     devApp,
     chains,
     deposits,

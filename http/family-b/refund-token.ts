@@ -19,6 +19,10 @@ export class GatewaySecret {
     if (this.#key.length < 32) throw new ConfigError('The gateway secret must be at least 32 bytes.');
   }
   /** The refund token of an order. */
+  /** A key of its own for another purpose (`label`), derived from the secret, so the secret itself never leaves. */
+  derive(label: string): Buffer {
+    return createHmac('sha256', this.#key).update(`derive\n${label}`, 'utf8').digest();
+  }
   tokenFor(orderId: string): string {
     return TOKEN_PREFIX + createHmac('sha256', this.#key).update(orderId, 'utf8').digest('base64url');
   }

@@ -1,10 +1,11 @@
-// Composition root of an edge (cluster mode): the Family A and B apps over the NATS bus, connected as the `router` user,
-// which may reach shards and nothing else. The dev listener here can make simulated deposits (the ledger file of the
+// Composition root of an edge (cluster mode): the Family A, B and C apps over the NATS bus, connected as the `router`
+// user, which may reach shards and nothing else. Family C's order list reads the store's order index directly (read
+// only; the workers write it), since a list is no actor's message. The dev listener here can make simulated deposits (the ledger file of the
 // host is shared with the workers); the clock moves only in embedded mode. Builds; src/main.ts listens.
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type Koa from 'koa';
-import { createApp, createAppB, createDevApp, loadOrCreateGatewaySecret } from '../../http/index.js';
+import { createApp, createAppB, createAppC, createDevApp, loadOrCreateGatewaySecret } from '../../http/index.js';
 import { createNatsBus } from '../bus/index.js';
 import { openSimChains } from '../chains/index.js';
 import { ManualClock } from '../clock.js';
@@ -12,10 +13,12 @@ import type { Config } from '../config.js';
 import { InvalidRequest } from '../errors.js';
 import type { Logger } from '../log.js';
 import { connectNats } from './nats-connect.js';
+import { openConfiguredStore } from './open-store.js';
 
 export interface Edge {
   appA: Koa;
   appB: Koa;
+  appC: Koa;
   devApp: Koa | null;
   close(): Promise<void>;
 }
@@ -28,6 +31,8 @@ export async function createEdge(config: Config, opts: { logger: Logger; devList
   const bus = createNatsBus(nc, { shards: config.shards, timeoutMs: config.requestTimeoutMs, retryMs: config.cluster.edgeRetryMs, logger });
   const appA = createApp({ bus, logger, newId: randomUUID, bodyLimitBytes: config.bodyLimitBytes });
   const appB = createAppB({ bus, logger, newId: randomUUID, gatewayId: config.gateway.id, secret, maxSlippageBps: config.gateway.maxSlippageBps });
+  const store = await openConfiguredStore(config);
+  const appC = createAppC({ bus, logger, newId: randomUUID, orders: store, secret });
   const chains = opts.devListener ? openSimChains({ file: join(config.dataDir, 'router.sqlite'), clock: new ManualClock() }) : null;
   const devApp = chains
     ? createDevApp({
@@ -46,9 +51,11 @@ export async function createEdge(config: Config, opts: { logger: Logger; devList
   return {
     appA,
     appB,
+    appC,
     devApp,
     async close() {
       await bus.close();
+      await store.close();
       await nc.drain().catch(() => undefined);
       await chains?.close();
     },

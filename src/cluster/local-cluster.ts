@@ -29,6 +29,9 @@ export interface LocalCluster {
   edge: ClusterProcess;
   /** Family A on the edge. */
   url: string;
+  /** Family B and Family C on the edge. */
+  urlB: string;
+  urlC: string;
   /** The edge's dev listener (simulated deposits). */
   devUrl: string;
   dataDir: string;
@@ -46,6 +49,8 @@ export interface LocalClusterOptions {
   portA?: number;
   /** Family B on the edge; a free port when absent. */
   portB?: number;
+  /** Family C on the edge; a free port when absent. */
+  portC?: number;
   devPort?: number;
   /** Forward the processes' output to ours (npm run cluster). */
   inheritOutput?: boolean;
@@ -135,6 +140,7 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
     for (let i = 0; i < opts.workers; i++) await addWorker();
     const portA = opts.portA ?? (await freePort());
     const portB = opts.portB ?? (await freePort());
+    const portC = opts.portC ?? (await freePort());
     const devPort = opts.devPort ?? (await freePort());
     const edge = await launch(
       'edge',
@@ -143,6 +149,7 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
         ...common,
         ROUTER_PORT_A: String(portA),
         ROUTER_PORT_B: String(portB),
+        ROUTER_PORT_C: String(portC),
         ROUTER_GATEWAY_SECRET: gatewaySecret,
         ROUTER_HOST: '127.0.0.1',
         ROUTER_DEV_LISTENER: 'on',
@@ -158,6 +165,8 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
       workers,
       edge,
       url: `http://127.0.0.1:${portA}`,
+      urlB: `http://127.0.0.1:${portB}`,
+      urlC: `http://127.0.0.1:${portC}`,
       devUrl: `http://127.0.0.1:${devPort}`,
       dataDir,
       addWorker,

@@ -1,6 +1,6 @@
 // `npm run cluster`: a local cluster for people to try: nats-server with nats.conf on 127.0.0.1:4222,
-// ROUTER_CLUSTER_WORKERS workers (default 2) and an edge with Family A on ROUTER_PORT_A (8080), Family B on ROUTER_PORT_B (8081) and the dev listener
-// on ROUTER_DEV_PORT (8090), all over ROUTER_DATA_DIR (./data). Ctrl-C stops everything.
+// ROUTER_CLUSTER_WORKERS workers (default 2) and an edge with Family A on ROUTER_PORT_A (8080), Family B on ROUTER_PORT_B
+// (8081), Family C on ROUTER_PORT_C (8082) and the dev listener on ROUTER_DEV_PORT (8090), all over ROUTER_DATA_DIR (./data). Ctrl-C stops everything.
 import { loadConfig } from '../config.js';
 import { startLocalCluster } from './local-cluster.js';
 
@@ -12,11 +12,12 @@ const cluster = await startLocalCluster({
   natsPort: port,
   portA: config.portA,
   portB: config.portB,
+  portC: config.portC,
   devPort: config.dev.port,
   inheritOutput: true,
 });
 console.error(
-  `\nLocal cluster up: NATS ${cluster.nats.url}, ${cluster.workers.length} workers, Family A ${cluster.url}, dev listener ${cluster.devUrl}.\n` +
+  `\nLocal cluster up: NATS ${cluster.nats.url}, ${cluster.workers.length} workers, Family A ${cluster.url}, B ${cluster.urlB}, C ${cluster.urlC}, dev listener ${cluster.devUrl}.\n` +
     `Admin: ROUTER_NATS_URL=${cluster.nats.url} npm run router -- admin shards   (Ctrl-C stops the cluster)\n`,
 );
 let stopping = false;

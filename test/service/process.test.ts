@@ -34,7 +34,7 @@ describe('npm start runs the service in embedded mode (no other server needed)',
   it('answers GET /health and POST /quote, logs JSON lines with a request id, and drains on SIGTERM', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'router-proc-'));
     const port = await freePort();
-    const p = start({ ROUTER_PORT_A: String(port), ROUTER_PORT_B: String(await freePort()), ROUTER_DEV_PORT: String(await freePort()), ROUTER_HOST: '127.0.0.1', ROUTER_DATA_DIR: dir, ROUTER_SIM_LATENCY_SCALE: '0' });
+    const p = start({ ROUTER_PORT_A: String(port), ROUTER_PORT_B: String(await freePort()), ROUTER_PORT_C: String(await freePort()), ROUTER_DEV_PORT: String(await freePort()), ROUTER_HOST: '127.0.0.1', ROUTER_DATA_DIR: dir, ROUTER_SIM_LATENCY_SCALE: '0' });
     try {
       const deadline = Date.now() + 15_000;
       while (!p.out().includes('"listening"') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));

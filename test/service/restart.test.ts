@@ -30,13 +30,14 @@ async function serviceProcess(dir: string) {
   const portA = await freePort();
   const portDev = await freePort();
   const portB = await freePort();
+  const portC = await freePort();
   const base = `http://127.0.0.1:${portA}`;
   const dev = `http://127.0.0.1:${portDev}`;
   let child: ChildProcess | null = null;
   const start = async () => {
     const c = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
       env: {
-        ...process.env, ROUTER_DATA_DIR: dir, ROUTER_PORT_A: String(portA), ROUTER_PORT_B: String(portB), ROUTER_DEV_PORT: String(portDev), ROUTER_HOST: '127.0.0.1',
+        ...process.env, ROUTER_DATA_DIR: dir, ROUTER_PORT_A: String(portA), ROUTER_PORT_B: String(portB), ROUTER_PORT_C: String(portC), ROUTER_DEV_PORT: String(portDev), ROUTER_HOST: '127.0.0.1',
         ROUTER_SIM_LATENCY_SCALE: '0', ROUTER_SIM_FAILURES: 'off', ROUTER_DEPOSIT_POLL_MS: '50', ROUTER_LOG_LEVEL: 'warn',
       },
       stdio: ['ignore', 'ignore', 'inherit'],

@@ -11,6 +11,8 @@ export interface RunningService {
   url: string;
   /** Family B (the gateway). */
   urlB: string;
+  /** Family C (typed currencies). */
+  urlC: string;
   /** The dev listener (deposits, clock). */
   devUrl: string;
   service: EmbeddedService;
@@ -37,6 +39,10 @@ export async function startService(env: Record<string, string> = {}, dataDir?: s
   await new Promise((r) => serverB.once('listening', r));
   const addrB = serverB.address();
   const urlB = `http://127.0.0.1:${typeof addrB === 'object' && addrB ? addrB.port : 0}`;
+  const serverC: Server = service.appC.listen(0, '127.0.0.1');
+  await new Promise((r) => serverC.once('listening', r));
+  const addrC = serverC.address();
+  const urlC = `http://127.0.0.1:${typeof addrC === 'object' && addrC ? addrC.port : 0}`;
   const dev: Server = service.devApp!.listen(0, '127.0.0.1');
   await new Promise((r) => dev.once('listening', r));
   const devAddr = dev.address();
@@ -44,6 +50,7 @@ export async function startService(env: Record<string, string> = {}, dataDir?: s
   return {
     url,
     urlB,
+    urlC,
     devUrl,
     service,
     dataDir: dir,
@@ -59,6 +66,7 @@ export async function startService(env: Record<string, string> = {}, dataDir?: s
     async stop() {
       await new Promise((r) => server.close(r));
       await new Promise((r) => serverB.close(r));
+      await new Promise((r) => serverC.close(r));
       await new Promise((r) => dev.close(r));
       await service.close();
       if (!dataDir) rmSync(dir, { recursive: true, force: true });

