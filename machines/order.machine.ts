@@ -233,6 +233,15 @@ function filledLeg(ctx: OrderContext, output: StepResult, unwind: boolean): LegR
   };
 }
 
+/** The delivery's cost: the quoted one, or (exact output) all the route returned above the promised amount, so the
+ *  destination receives exactly that amount. */
+function deliveryCostOf(ctx: OrderContext): bigint {
+  const quoted = ctx.route.delivery.executionCost;
+  if (ctx.terms.exactOut === null) return quoted;
+  const surplus = ctx.legs.at(-1)!.amountOut - ctx.terms.exactOut;
+  return surplus > quoted ? surplus : quoted;
+}
+
 /** A refund of `amount` from `from`: its cost is the quoted refund cost, or all of it when it is not larger. */
 function planRefund(ctx: OrderContext, p: Omit<PlannedRefund, 'chain' | 'asset' | 'cost'>): PlannedRefund {
   return { ...p, chain: ctx.sourceChain, asset: ctx.route.from, cost: min(ctx.refundCost, p.amount) };
@@ -267,9 +276,11 @@ export function nextRefund(ctx: OrderContext): PlannedRefund | null {
   });
 }
 
-/** Execution takes the quoted amount from the deposits in arrival order; what each did not fund is free. */
-function allocate(ctx: OrderContext): DepositRecord[] {
-  let left = ctx.route.amountIn;
+/** Execution takes `amount` from the deposits in arrival order; what each did not fund is free. At commit that is
+ *  the most the order accepts (exact output holds up to `maxIn` until it has delivered), after delivery what the
+ *  route used. */
+function allocate(ctx: OrderContext, amount: bigint): DepositRecord[] {
+  let left = amount;
   return ctx.deposits.map((d) => {
     const spent = min(d.amount, left);
     left -= spent;
@@ -377,7 +388,9 @@ export const orderMachine = setup({
           ];
       return { deposits, refundAddress: shownRefundAddress(context, deposits) };
     }),
-    commit: assign(({ context }) => ({ phase: 'committed' as const, deposits: allocate(context) })),
+    commit: assign(({ context }) => ({ phase: 'committed' as const, deposits: allocate(context, context.terms.maxIn ?? context.route.amountIn) })),
+    /** Delivered: input held beyond what the route used (exact output) is free, and the refunds region pays it back. */
+    releaseUnused: assign(({ context }) => ({ deposits: allocate(context, context.route.amountIn) })),
     /** Every unwind with an authorization: a fresh one is used up, a used one is remembered as refused (its reply). */
     recordAuthorization: assign(({ context, event }) => {
       if (event.type !== 'unwind' || event.authorization === undefined) return { refusedAuthorization: null };
@@ -570,7 +583,7 @@ export const orderMachine = setup({
                   orderId: context.id,
                   asset: context.route.to,
                   amountIn: context.legs.at(-1)!.amountOut,
-                  cost: context.route.delivery.executionCost,
+                  cost: deliveryCostOf(context),
                   to: context.toAddress,
                   holder: holdingAccount(context.id),
                 }),
@@ -601,7 +614,7 @@ export const orderMachine = setup({
             },
           },
         },
-        delivered: { tags: ['delivered'], entry: { type: 'mark', params: { status: 'delivered' } } },
+        delivered: { tags: ['delivered'], entry: [{ type: 'mark', params: { status: 'delivered' } }, 'releaseUnused'] },
         /** The deadline passed with nothing deposited. */
         expired: { tags: ['expired'], entry: { type: 'mark', params: { status: 'expired' } } },
         /** The order closed without executing, or its converted funds came back: paying back what it holds. */
@@ -705,6 +718,8 @@ export const orderMachine = setup({
                   phase: 'closed' as const,
                   closeReason: context.unwindReason,
                   refundQueue: [...context.refundQueue, ...proceedsRefunds(context, context.legs.at(-1)!.amountOut)],
+                  // Input held beyond what the route took (exact output) never left the deposits: it is free again.
+                  deposits: allocate(context, context.route.amountIn),
                 })),
               },
             },

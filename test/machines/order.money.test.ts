@@ -357,3 +357,62 @@ describe('Family B terms: minOut is binding, cancelAfter is a durable cancel, ea
     await host.close();
   });
 });
+
+describe('Family C exact output: the order delivers exactly the amount; input it did not need is refunded after delivery', () => {
+  const EXACT = QUOTE.route.estimatedAmountOut - 40n;
+  const MAX_IN = AMOUNT + AMOUNT / 100n;
+  const terms: OrderTerms = { ...ORDER_TERMS_A, family: 'c', minOut: EXACT, exactOut: EXACT, maxIn: MAX_IN, maxSlippageBps: 100, approvalMode: 'full' };
+
+  it('a deposit between expected and from.maximum: exactly the amount is delivered, the surplus output is a delivery cost, and the unused input goes back after delivery (reason excess)', async () => {
+    const host = orderHost({ policy: DEFAULT_POLICY });
+    await host.create(ID, QUOTE, TO, null, terms);
+    const extra = AMOUNT / 200n;
+    await deposit(host, OWNER, AMOUNT + extra);
+    let o = await host.load(ID);
+    // Committed: everything up to maxIn is held for execution, nothing refunded before delivery.
+    expect(o.context.deposits[0]!.spent).toBe(AMOUNT + extra);
+    expect(o.context.refunds).toHaveLength(0);
+    o = await runToRest(host);
+    const v = await view(host);
+    expect(v.status).toBe('delivered');
+    expect(v.amountOut).toBe(EXACT);
+    expect(host.ledger.sum((t) => t.to === TO)).toBe(EXACT);
+    expect(o.context.delivery!.cost).toBe(o.context.delivery!.amountIn - EXACT);
+    expect(v.refunds.map((r) => [r.reason, r.amount, r.to])).toEqual([['excess', extra - REFUND_COST, OWNER]]);
+    expect(v.refunds[0]!.at).toBeGreaterThanOrEqual(o.context.delivery!.at);
+    expect(holdings(o.context)).toEqual([]);
+    expectBalanced(host, o);
+    await host.close();
+  });
+
+  it('a deposit above from.maximum: what exceeds the maximum is refunded at once, the rest after delivery', async () => {
+    const host = orderHost({ policy: DEFAULT_POLICY });
+    await host.create(ID, QUOTE, TO, null, terms);
+    await deposit(host, OWNER, MAX_IN + 5_000_000n);
+    const o = await runToRest(host);
+    const v = await view(host);
+    expect(v.status).toBe('delivered');
+    expect(v.amountOut).toBe(EXACT);
+    expect(v.refunds.map((r) => [r.reason, r.amount])).toEqual([
+      ['excess', 5_000_000n - REFUND_COST],
+      ['excess', MAX_IN - AMOUNT - REFUND_COST],
+    ]);
+    expect(holdings(o.context)).toEqual([]);
+    expectBalanced(host, o);
+    await host.close();
+  });
+
+  it('a route re-priced below the amount: nothing is delivered and the deposit comes back (reason slippage)', async () => {
+    const host = orderHost({ policy: DEFAULT_POLICY });
+    await host.create(ID, QUOTE, TO, null, terms);
+    await deposit(host, OWNER, AMOUNT);
+    host.market.script(`${ID}:1`, { status: 'filled', amountOut: QUOTE.route.steps[1]!.venueAmountOut - 1_000n });
+    const o = await runToRest(host);
+    const v = await view(host);
+    expect(v.amountOut).toBeNull();
+    expect(v.closeReason).toBe('slippage');
+    expect(holdings(o.context)).toEqual([]);
+    expectBalanced(host, o);
+    await host.close();
+  });
+});

@@ -54,7 +54,8 @@ const action: fc.Arbitrary<Action> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('clock' as const), ms: fc.integer({ min: 1, max: 8 * 24 * 3600 * 1000 }) }) },
 );
 
-/** Family A's terms, or Family B's: the slippage guard, perhaps a durable cancel within the first days. */
+/** Family A's terms, Family B's (the slippage guard, perhaps a durable cancel within the first days), or Family C's
+ *  exact output. */
 const termsArb: fc.Arbitrary<OrderTerms> = fc.oneof(
   fc.constant(ORDER_TERMS_A),
   fc.record({ cancelAfter: fc.option(fc.integer({ min: 1, max: 6 * 24 * 3600 * 1000 }), { nil: null }) }).map(({ cancelAfter }) => ({
@@ -64,6 +65,16 @@ const termsArb: fc.Arbitrary<OrderTerms> = fc.oneof(
     maxSlippageBps: 100,
     cancelAfter: cancelAfter === null ? null : HOST_START + cancelAfter,
     refundAuthorization: { mode: 'token' as const },
+  })),
+  // Family C exact output: deposits up to maxIn are held until delivery, exactly exactOut is delivered.
+  fc.record({ slack: fc.bigInt({ min: 0n, max: AMOUNT / 10n }), keep: fc.bigInt({ min: 0n, max: 50n }) }).map(({ slack, keep }) => ({
+    ...ORDER_TERMS_A,
+    family: 'c' as const,
+    minOut: QUOTE.route.estimatedAmountOut - keep,
+    exactOut: QUOTE.route.estimatedAmountOut - keep,
+    maxIn: AMOUNT + slack,
+    maxSlippageBps: 100,
+    approvalMode: 'full' as const,
   })),
 );
 
@@ -82,6 +93,8 @@ function check(host: OrderHost, o: StoredOrder): void {
     expect(d.confirmations).toBeGreaterThanOrEqual(d.required);
   }
   if (c.delivery) expect(delivered).toBe(c.delivery.amountOut);
+  // Exact output delivers exactly the promised amount, never more, never less.
+  if (c.delivery && c.terms.exactOut !== null) expect(c.delivery.amountOut).toBe(c.terms.exactOut);
 }
 
 async function apply(host: OrderHost, a: Action, txs: string[]): Promise<void> {
