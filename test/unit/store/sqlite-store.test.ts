@@ -5,7 +5,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openSqliteStore } from '../../../src/store/sqlite-store.js';
+import { listOrdersQuery, openSqliteStore } from '../../../src/store/sqlite-store.js';
+import type { OrderQuery } from '../../../src/store/types.js';
+import { orderIndex, settledSummary } from './order-fixtures.js';
 import { storeContract } from './store-contract.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'router-store-'));
@@ -74,7 +76,7 @@ describe('SQLite store: a file written before shards, statuses and the order ind
     ]);
     expect(await store.listOrders({ limit: 10 })).toEqual([]);
     // An old actor moves on with the new fields.
-    const index = { sender: null, destination: '0xd', refund: null, orderType: 'market' as const, createdAt: 8 };
+    const index = orderIndex({ destination: '0xd', createdAt: 8 });
     expect(
       await store.save({ kind: 'order', id: 'o1', snapshot: {}, expectedVersion: 3, epoch: 2, wakeAt: null, updatedAt: 10, shard: 5, status: 'funded', history: [{ status: 'funded', at: 10 }], index }),
     ).toBe(4);
@@ -98,10 +100,11 @@ describe('SQLite store: a file written before shards, statuses and the order ind
     check.close();
     expect(columns).toEqual([
       'kind', 'id', 'version', 'epoch', 'snapshot', 'wake_at', 'updated_at',
-      'shard', 'status', 'history', 'sender', 'destination', 'refund', 'order_type', 'created_at',
+      'shard', 'status', 'history', 'sender', 'destination', 'refund', 'order_type', 'created_at', 'list_status', 'summary',
     ]);
     expect(indexes).toContain('actors_due');
     expect(indexes).toContain('actors_shard_due');
+    expect(indexes).toContain('orders_list_status');
     expect(indexes).not.toContain('actors_wake_at');
     expect(plan.join('\n')).toMatch(/USING COVERING INDEX actors_due/);
     expect(plan.join('\n')).not.toMatch(/TEMP B-TREE/);
@@ -130,5 +133,101 @@ describe('SQLite store: a file written before shards, statuses and the order ind
       ['p4', 'quoted'],
     ]);
     await store.close();
+  });
+});
+
+describe('SQLite store: orders indexed before the list status and summary', () => {
+  // The schema of the build before list_status and summary: the order index without them.
+  const INDEXED_SCHEMA = `
+    CREATE TABLE actors (
+      kind TEXT NOT NULL, id TEXT NOT NULL, version INTEGER NOT NULL, epoch INTEGER NOT NULL, snapshot TEXT NOT NULL,
+      wake_at INTEGER, updated_at INTEGER NOT NULL, shard INTEGER NOT NULL DEFAULT 0, status TEXT,
+      history TEXT NOT NULL DEFAULT '[]', sender TEXT, destination TEXT, refund TEXT, order_type TEXT, created_at INTEGER,
+      PRIMARY KEY (kind, id)
+    );
+    CREATE TABLE keyed (space TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (space, key));
+    CREATE TABLE sequences (name TEXT PRIMARY KEY, next INTEGER NOT NULL);
+  `;
+
+  it('stay out of listOrders (no summary to show) until a save writes their index again; a save without one keeps them out', async () => {
+    const file = join(dir, 'indexed-schema.sqlite');
+    const old = new Database(file);
+    old.exec(INDEXED_SCHEMA);
+    old
+      .prepare(
+        `INSERT INTO actors (kind, id, version, epoch, snapshot, wake_at, updated_at, status, sender, destination, refund, order_type, created_at)
+         VALUES ('order', 'old', 2, 0, '{}', NULL, 5, 'funded', '0xs', '0xd', NULL, 'market', 50)`,
+      )
+      .run();
+    old.close();
+
+    const store = openSqliteStore(file);
+    await store.save({ kind: 'order', id: 'new', snapshot: {}, expectedVersion: 0, epoch: 0, wakeAt: null, updatedAt: 6, index: orderIndex({ createdAt: 60, destination: '0xd' }) });
+    expect((await store.listOrders({ limit: 10 })).map((r) => r.id)).toEqual(['new']);
+    expect((await store.listOrders({ limit: 10, destination: '0xd' })).map((r) => r.id)).toEqual(['new']);
+    expect(await store.listOrders({ limit: 10, listStatus: 'settled' })).toEqual([]);
+    // A save leaving out the index keeps the stored columns as they are: still listed nowhere, filter columns intact.
+    expect(await store.save({ kind: 'order', id: 'old', snapshot: {}, expectedVersion: 2, epoch: 0, wakeAt: null, updatedAt: 7 })).toBe(3);
+    expect((await store.listOrders({ limit: 10 })).map((r) => r.id)).toEqual(['new']);
+    const settled = settledSummary();
+    await store.save({
+      kind: 'order', id: 'old', snapshot: {}, expectedVersion: 3, epoch: 0, wakeAt: null, updatedAt: 8,
+      index: orderIndex({ createdAt: 50, sender: '0xs', destination: '0xd', listStatus: 'settled', summary: settled }),
+    });
+    expect((await store.listOrders({ limit: 10, destination: '0xd' })).map((r) => r.id)).toEqual(['new', 'old']);
+    expect(await store.listOrders({ limit: 10, listStatus: 'settled' })).toMatchObject([{ id: 'old', summary: settled }]);
+    await store.close();
+    const check = new Database(file, { readonly: true });
+    expect(check.prepare("SELECT sender, destination, list_status FROM actors WHERE id = 'old'").get()).toEqual({
+      sender: '0xs',
+      destination: '0xd',
+      list_status: 'settled',
+    });
+    check.close();
+  });
+});
+
+describe('SQLite store: listOrders walks an index in list order, never sorting the orders', () => {
+  // EXPLAIN QUERY PLAN of the very statement listOrders prepares for a query.
+  const plan = (db: Database.Database, q: OrderQuery) => {
+    const { sql, args } = listOrdersQuery(q);
+    return db
+      .prepare(`EXPLAIN QUERY PLAN ${sql}`)
+      .all(...args, q.limit)
+      .map((r) => (r as { detail: string }).detail)
+      .join('\n');
+  };
+
+  it('the list status alone uses (list_status, created_at, id); beside an address the address index leads', async () => {
+    const file = join(dir, 'plans.sqlite');
+    const store = openSqliteStore(file);
+    for (let i = 0; i < 20; i++) {
+      await store.save({
+        kind: 'order', id: `o${i}`, snapshot: {}, expectedVersion: 0, epoch: 0, wakeAt: null, updatedAt: 1,
+        index: orderIndex({ createdAt: i, destination: `0xd${i % 3}`, sender: `0xs${i % 4}`, listStatus: i % 2 ? 'settled' : 'unfilled' }),
+      });
+    }
+    expect((await store.listOrders({ limit: 100, listStatus: 'settled', destination: '0xd1' })).map((r) => r.id)).toEqual([
+      'o19', 'o13', 'o7', 'o1',
+    ]);
+    await store.close();
+    const db = new Database(file, { readonly: true });
+    const after = { createdAt: 10, id: 'o10' };
+    const cases: Array<[q: OrderQuery, index: string]> = [
+      [{ limit: 100 }, 'orders_created'],
+      [{ limit: 100, listStatus: 'settled' }, 'orders_list_status'],
+      [{ limit: 100, listStatus: 'settled', after }, 'orders_list_status'],
+      [{ limit: 100, listStatus: 'settled', orderType: 'market' }, 'orders_list_status'],
+      [{ limit: 100, listStatus: 'settled', destination: '0xd1' }, 'orders_destination'],
+      [{ limit: 100, listStatus: 'settled', sender: '0xs1', after }, 'orders_sender'],
+      [{ limit: 100, listStatus: 'settled', refund: '0xr' }, 'orders_refund'],
+      [{ limit: 100, destination: '0xd1', after }, 'orders_destination'],
+    ];
+    for (const [q, index] of cases) {
+      const p = plan(db, q);
+      expect(p, JSON.stringify(q)).toMatch(new RegExp(`USING INDEX ${index}\\b`));
+      expect(p, JSON.stringify(q)).not.toMatch(/TEMP B-TREE/);
+    }
+    db.close();
   });
 });

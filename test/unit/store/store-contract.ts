@@ -1,7 +1,9 @@
 // The one contract every ActorStore adapter passes (SQLite, MongoDB).
 import { describe, expect, it, beforeEach, afterEach } from 'vitest';
 import { SnapshotConflict } from '../../../src/errors.js';
-import { HISTORY_LIMIT, type ActorStore, type OrderIndex, type SaveActor } from '../../../src/store/types.js';
+import { LIST_STATUSES, type ListStatus } from '../../../src/orders/summary.js';
+import { HISTORY_LIMIT, type ActorStore, type OrderIndex, type OrderQuery, type SaveActor } from '../../../src/store/types.js';
+import { orderIndex, orderSummary, settledSummary } from './order-fixtures.js';
 
 export function storeContract(name: string, open: () => Promise<ActorStore>): void {
   describe(`ActorStore contract: ${name}`, () => {
@@ -116,13 +118,7 @@ export function storeContract(name: string, open: () => Promise<ActorStore>): vo
       const cur = (await store.load(a.kind, a.id))!;
       return store.save({ ...base, snapshot: {}, ...a, expectedVersion: cur.version });
     };
-    const idx = (o: Partial<OrderIndex> & { createdAt: number }): OrderIndex => ({
-      sender: null,
-      destination: '0xdest',
-      refund: null,
-      orderType: 'market',
-      ...o,
-    });
+    const idx = orderIndex;
     const order = (id: string, index: OrderIndex | null, status = 'awaiting_deposit') =>
       create({ kind: 'order', id, status, index });
 
@@ -266,6 +262,8 @@ export function storeContract(name: string, open: () => Promise<ActorStore>): vo
           refund: '0xr',
           orderType: 'limit',
           createdAt: 100,
+          listStatus: 'unfilled',
+          summary: orderSummary(),
         });
         expect((await store.listOrders({ limit: 2 })).map((r) => r.id)).toEqual(['o3', 'o2b']);
       });
@@ -354,6 +352,164 @@ export function storeContract(name: string, open: () => Promise<ActorStore>): vo
         ]);
         await resave({ kind: 'order', id: 'o', index: null });
         expect(await store.listOrders({ limit: 10 })).toEqual([]);
+      });
+    });
+
+    describe('order index: list status and summary', () => {
+      it('the summary round-trips exactly: bigints beyond 2^64, nulls, the nested route; a new one replaces it', async () => {
+        const quoted = orderSummary();
+        const settled = settledSummary();
+        await order('q', idx({ createdAt: 1, summary: quoted }));
+        await order('s', idx({ createdAt: 2, listStatus: 'settled', summary: settled }), 'delivered');
+        const rows = await store.listOrders({ limit: 10 });
+        expect(rows.map((r) => [r.id, r.listStatus])).toEqual([
+          ['s', 'settled'],
+          ['q', 'unfilled'],
+        ]);
+        expect(rows[0]!.summary).toStrictEqual(settled);
+        expect(rows[1]!.summary).toStrictEqual(quoted);
+        // Exactness, not just equality under coercion: bigints stay bigints, nulls stay null.
+        const [, q] = rows;
+        expect(typeof q!.summary.quotedIn).toBe('bigint');
+        expect(q!.summary.route.steps[1]!.venueAmountOut).toBe(18_446_744_073_709_551_617n);
+        expect(q!.summary.route.delivery).toStrictEqual({
+          amountIn: 18_446_744_073_709_551_616n,
+          executionCost: 1n,
+          amountOut: 18_446_744_073_709_551_615n,
+        });
+        expect(q!.summary.maxIn).toBeNull();
+        expect(q!.summary.executedFees).toBeNull();
+        expect(rows[0]!.summary.executedFees).toBe(0n);
+        await resave({ kind: 'order', id: 'q', index: idx({ createdAt: 1, listStatus: 'settled', summary: settled }) });
+        expect((await store.listOrders({ limit: 10, listStatus: 'settled' })).map((r) => [r.id, r.summary])).toEqual([
+          ['s', settled],
+          ['q', settled],
+        ]);
+      });
+
+      it('a save that leaves out the index keeps the list status and summary; a new index replaces both', async () => {
+        const settled = settledSummary();
+        await order('o', idx({ createdAt: 7, listStatus: 'settled', summary: settled, sender: '0xs' }), 'delivered');
+        await resave({ kind: 'order', id: 'o', snapshot: { n: 2 }, wakeAt: 99 });
+        await resave({ kind: 'order', id: 'o', status: 'delivered', history: [{ status: 'delivered', at: 9 }] });
+        const kept = await store.listOrders({ limit: 10, listStatus: 'settled' });
+        expect(kept).toEqual([
+          { id: 'o', status: 'delivered', updatedAt: 1, ...idx({ createdAt: 7, listStatus: 'settled', summary: settled, sender: '0xs' }) },
+        ]);
+        expect(kept[0]!.summary).toStrictEqual(settled);
+        expect(await store.listOrders({ limit: 10, listStatus: 'settled', sender: '0xs' })).toHaveLength(1);
+        await resave({ kind: 'order', id: 'o', index: idx({ createdAt: 7, listStatus: 'refunded', sender: '0xs' }) });
+        expect(await store.listOrders({ limit: 10, listStatus: 'settled' })).toEqual([]);
+        expect(await store.listOrders({ limit: 10, listStatus: 'refunded' })).toMatchObject([
+          { id: 'o', listStatus: 'refunded', summary: orderSummary() },
+        ]);
+      });
+
+      it('the listStatus filter alone and beside destination, sender and refund, paging within each', async () => {
+        // 24 orders: every status, two destinations, senders and refunds, creation times with ties.
+        const made: Array<{ id: string; index: OrderIndex }> = [];
+        for (let i = 0; i < 24; i++) {
+          const index = idx({
+            createdAt: 100 + Math.floor(i / 3),
+            listStatus: LIST_STATUSES[i % LIST_STATUSES.length]!,
+            destination: `0xd${i % 2}`,
+            sender: i % 4 === 3 ? null : `0xs${i % 3}`,
+            refund: i % 5 === 0 ? `0xr${i % 2}` : null,
+            summary: orderSummary({ quoteId: `quote-${i}`, quotedIn: BigInt(i) * 10n ** 30n }),
+          });
+          const id = `o${String(i).padStart(2, '0')}`;
+          made.push({ id, index });
+          await order(id, index);
+        }
+        const newestFirst = [...made].sort((x, y) => y.index.createdAt - x.index.createdAt || (x.id < y.id ? 1 : -1));
+        const expected = (q: Omit<OrderQuery, 'limit' | 'after'>) =>
+          newestFirst
+            .filter(({ index: o }) =>
+              (q.listStatus === undefined || o.listStatus === q.listStatus) &&
+              (q.destination === undefined || o.destination === q.destination) &&
+              (q.sender === undefined || o.sender === q.sender) &&
+              (q.refund === undefined || o.refund === q.refund) &&
+              (q.status === undefined || q.status.includes('awaiting_deposit')))
+            .map((o) => o.id);
+        const walk = async (q: Omit<OrderQuery, 'limit' | 'after'>, size: number) => {
+          const seen: string[] = [];
+          let after: OrderQuery['after'];
+          for (;;) {
+            const page = await store.listOrders({ ...q, limit: size, ...(after ? { after } : {}) });
+            if (page.length === 0) break;
+            for (const r of page) if (q.listStatus !== undefined) expect(r.listStatus).toBe(q.listStatus);
+            seen.push(...page.map((r) => r.id));
+            after = { createdAt: page.at(-1)!.createdAt, id: page.at(-1)!.id };
+          }
+          return seen;
+        };
+        const queries: Array<Omit<OrderQuery, 'limit' | 'after'>> = [
+          ...LIST_STATUSES.map((listStatus: ListStatus) => ({ listStatus })),
+          { listStatus: 'unfilled', destination: '0xd0' },
+          { listStatus: 'filled', destination: '0xd1' },
+          { listStatus: 'filled', destination: '0xd0' },
+          { listStatus: 'cancelled', sender: '0xs2' },
+          { listStatus: 'unfilled', refund: '0xr0' },
+          { listStatus: 'failed', refund: '0xr1', destination: '0xd1' },
+          { listStatus: 'settled', destination: '0xd1', sender: '0xs1', refund: '0xr1' },
+          { listStatus: 'refunded', destination: '0xd1', status: ['awaiting_deposit'] },
+        ];
+        for (const q of queries) {
+          const want = expected(q);
+          expect(await walk(q, 100), JSON.stringify(q)).toEqual(want);
+          expect(await walk(q, 2), JSON.stringify(q)).toEqual(want);
+        }
+        // Each status holds 4 of the 24; together they are every order once.
+        expect(LIST_STATUSES.map((listStatus) => expected({ listStatus }).length)).toEqual([4, 4, 4, 4, 4, 4]);
+        expect(expected({ listStatus: 'unfilled', destination: '0xd0' })).toEqual(['o18', 'o12', 'o06', 'o00']);
+        expect(expected({ listStatus: 'filled', destination: '0xd0' })).toEqual([]);
+        expect(await store.listOrders({ limit: 10, listStatus: 'settled', destination: '0xnobody' })).toEqual([]);
+      });
+
+      it('keyset paging over 1,000 orders while new ones are created: every order present at the start once, newest first, none of the new', async () => {
+        const count = 1000;
+        const at = (i: number) => 1_000_000 + Math.floor(i / 4) * 10; // four orders per creation time
+        const initial: string[] = [];
+        for (let i = 0; i < count; i++) {
+          const id = `o${(i * 7919) % count}`; // creation order unrelated to id order
+          initial.push(id);
+          await order(id, idx({ createdAt: at(i), listStatus: LIST_STATUSES[i % 6]! }));
+        }
+        const byCreation = new Map(initial.map((id, i) => [id, at(i)]));
+        const newestFirst = [...initial].sort((x, y) => byCreation.get(y)! - byCreation.get(x)! || (x < y ? 1 : -1));
+        let fresh = 0;
+        const createNewer = async () => {
+          for (let k = 0; k < 3; k++) {
+            await order(`new${fresh}`, idx({ createdAt: at(count) + fresh * 10, listStatus: 'unfilled' }));
+            fresh++;
+          }
+        };
+        const walk = async (q: Omit<OrderQuery, 'limit' | 'after'>, size: number) => {
+          const seen: string[] = [];
+          let after: OrderQuery['after'];
+          for (;;) {
+            const page = await store.listOrders({ ...q, limit: size, ...(after ? { after } : {}) });
+            if (page.length === 0) break;
+            expect(page.length).toBeLessThanOrEqual(size);
+            seen.push(...page.map((r) => r.id));
+            after = { createdAt: page.at(-1)!.createdAt, id: page.at(-1)!.id };
+            await createNewer();
+          }
+          return seen;
+        };
+        const all = await walk({}, 100);
+        expect(all).toHaveLength(count);
+        expect(all).toEqual(newestFirst);
+        expect(all.some((id) => id.startsWith('new'))).toBe(false);
+        // The orders created during the first walk (all unfilled, newest last) exist when the second one begins.
+        const createdSoFar = Array.from({ length: fresh }, (_, k) => `new${fresh - 1 - k}`);
+        const unfilled = await walk({ listStatus: 'unfilled' }, 37);
+        expect(unfilled).toEqual([...createdSoFar, ...newestFirst.filter((id) => initial.indexOf(id) % 6 === 0)]);
+        expect(new Set(unfilled).size).toBe(unfilled.length);
+        // The new orders are all there, ahead of the older ones, for a walk starting now.
+        const first = await store.listOrders({ limit: fresh + 1 });
+        expect(first.slice(0, fresh).every((r) => r.id.startsWith('new'))).toBe(true);
+        expect(first.at(-1)!.id).toBe(newestFirst[0]);
       });
     });
 
