@@ -2,6 +2,7 @@
 // Changing a field name or an _id format orphans every stored document; changing a filter can stop it using its index.
 import type { Document, Filter, IndexDescription, Sort, UpdateFilter } from 'mongodb';
 import type { ActorKind } from '../bus/types.js';
+import type { OrderSummary } from '../orders/summary.js';
 import { decodeJson, encodeJson } from './codec.js';
 import type { ActorSummary, OrderIndex, OrderListRow, OrderQuery, SaveActor, StoredActor, Transition } from './types.js';
 
@@ -22,7 +23,21 @@ export interface ActorDoc {
   status: string | null;
   history: Transition[];
   /** Orders with an index only; absent otherwise (the order indexes are partial on `order.createdAt`). */
-  order?: OrderIndex;
+  order?: OrderIndexDoc;
+}
+
+/**
+ * The order index as stored: the fields listOrders filters on as they are, the summary as codec JSON text like the
+ * snapshot (its bigints exceed what BSON's int64 holds, and it is only ever read whole). An order indexed by an older
+ * build has neither listStatus nor summary; listOrders leaves it out until a save writes its index again.
+ */
+export interface OrderIndexDoc extends Omit<OrderIndex, 'listStatus' | 'summary'> {
+  listStatus?: OrderIndex['listStatus'];
+  summary?: string;
+}
+
+export function toOrderIndexDoc(i: OrderIndex): OrderIndexDoc {
+  return { ...i, summary: encodeJson(i.summary) };
 }
 
 export interface SequenceDoc {
@@ -58,6 +73,7 @@ export const ACTOR_INDEXES: IndexDescription[] = [
   { name: 'orders_sender', key: { 'order.sender': 1, 'order.createdAt': -1, _id: -1 }, partialFilterExpression: hasOrderIndex },
   { name: 'orders_refund', key: { 'order.refund': 1, 'order.createdAt': -1, _id: -1 }, partialFilterExpression: hasOrderIndex },
   { name: 'orders_status', key: { status: 1, 'order.createdAt': -1, _id: -1 }, partialFilterExpression: hasOrderIndex },
+  { name: 'orders_list_status', key: { 'order.listStatus': 1, 'order.createdAt': -1, _id: -1 }, partialFilterExpression: hasOrderIndex },
 ];
 
 /** Indexes earlier builds created that ACTOR_INDEXES replaces: the timer indexes ordered by wakeAt alone. */
@@ -123,7 +139,7 @@ export function newActorDoc(a: SaveActor): ActorDoc {
     history: a.history ?? [],
   };
   if (a.wakeAt !== null) doc.wakeAt = a.wakeAt;
-  if (a.kind === 'order' && a.index) doc.order = a.index;
+  if (a.kind === 'order' && a.index) doc.order = toOrderIndexDoc(a.index);
   return doc;
 }
 
@@ -147,7 +163,7 @@ export function saveUpdate(a: SaveActor): UpdateFilter<ActorDoc> {
   if (a.history !== undefined) set.history = a.history;
   if (a.kind === 'order' && a.index !== undefined) {
     if (a.index === null) unset.order = '';
-    else set.order = a.index;
+    else set.order = toOrderIndexDoc(a.index);
   }
   const update: UpdateFilter<ActorDoc> = { $set: set, $inc: { version: 1 } };
   if (Object.keys(unset).length > 0) update.$unset = unset;
@@ -208,11 +224,14 @@ export function toSummary(d: ActorDoc): ActorSummary {
 }
 
 export function orderFilter(q: OrderQuery): Filter<ActorDoc> {
-  const filter: Filter<ActorDoc> = { kind: 'order', ...hasOrderIndex };
+  // `order.summary` $exists leaves out orders an older build indexed without a summary (see OrderIndexDoc); it is
+  // checked on the documents the index hands over, which are read whole anyway.
+  const filter: Filter<ActorDoc> = { kind: 'order', ...hasOrderIndex, 'order.summary': { $exists: true } };
   if (q.sender !== undefined) filter['order.sender'] = q.sender;
   if (q.destination !== undefined) filter['order.destination'] = q.destination;
   if (q.refund !== undefined) filter['order.refund'] = q.refund;
   if (q.orderType !== undefined) filter['order.orderType'] = q.orderType;
+  if (q.listStatus !== undefined) filter['order.listStatus'] = q.listStatus;
   if (q.status !== undefined) filter.status = { $in: [...q.status] };
   if (q.after !== undefined) {
     // Strictly after the cursor in the list's order (createdAt desc, then id desc).
@@ -226,8 +245,12 @@ export function orderFilter(q: OrderQuery): Filter<ActorDoc> {
 
 export const ORDER_SORT: Sort = { 'order.createdAt': -1, _id: -1 };
 
+/** A document orderFilter matched: it has an order index with its list status and summary. */
 export function toOrderRow(d: ActorDoc): OrderListRow {
-  const o = d.order!;
+  const o = d.order;
+  if (o?.listStatus === undefined || o.summary === undefined) {
+    throw new Error(`order ${d.id} has no list status or summary in its index; listOrders should not have matched it`);
+  }
   return {
     id: d.id,
     status: d.status ?? null,
@@ -237,6 +260,8 @@ export function toOrderRow(d: ActorDoc): OrderListRow {
     refund: o.refund,
     orderType: o.orderType,
     createdAt: o.createdAt,
+    listStatus: o.listStatus,
+    summary: decodeJson<OrderSummary>(o.summary),
   };
 }
 

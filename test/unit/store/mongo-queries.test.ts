@@ -16,12 +16,17 @@ import {
   planIndexes,
   saveFilter,
   saveUpdate,
+  toOrderIndexDoc,
   toOrderRow,
   toStoredActor,
 } from '../../../src/store/mongo-queries.js';
+import { decodeJson } from '../../../src/store/codec.js';
 import type { OrderIndex, SaveActor } from '../../../src/store/types.js';
+import { orderIndex, settledSummary } from './order-fixtures.js';
 
-const index: OrderIndex = { sender: null, destination: '0xd', refund: '0xr', orderType: 'limit', createdAt: 42 };
+const index: OrderIndex = orderIndex({ destination: '0xd', refund: '0xr', orderType: 'limit', createdAt: 42 });
+/** The index as stored: the summary as codec JSON text. */
+const storedIndex = { ...index, summary: expect.any(String) as unknown };
 const save = (a: Partial<SaveActor> = {}): SaveActor => ({
   kind: 'order',
   id: 'o1',
@@ -36,7 +41,7 @@ const save = (a: Partial<SaveActor> = {}): SaveActor => ({
 describe('MongoDB documents: an actor is stored under `<kind>:<id>` with its snapshot as codec JSON', () => {
   it('a new actor document loads back as the contract says, bigints exact, shard 0 and empty history by default', () => {
     const doc = newActorDoc(save({ wakeAt: 99, status: 'awaiting_deposit', index }));
-    expect(doc).toMatchObject({ _id: 'order:o1', version: 1, epoch: 3, wakeAt: 99, shard: 0, history: [], order: index });
+    expect(doc).toMatchObject({ _id: 'order:o1', version: 1, epoch: 3, wakeAt: 99, shard: 0, history: [], order: storedIndex });
     expect(typeof doc.snapshot).toBe('string');
     expect(toStoredActor(doc)).toEqual({
       kind: 'order',
@@ -68,6 +73,21 @@ describe('MongoDB documents: an actor is stored under `<kind>:<id>` with its sna
       ...index,
     });
   });
+
+  it('the summary is stored as codec JSON text (BSON has no integer for its bigints) and read back exactly', () => {
+    const settled = { ...index, listStatus: 'settled' as const, summary: settledSummary() };
+    const doc = newActorDoc(save({ index: settled }));
+    expect(doc.order).toEqual({ ...settled, summary: expect.any(String) });
+    expect(decodeJson(doc.order!.summary!)).toStrictEqual(settled.summary);
+    expect(doc.order!.summary).toContain('{"$bigint":"123456789012345678901234567000"}');
+    expect(toOrderRow(doc)).toStrictEqual({ id: 'o1', status: null, updatedAt: 7, ...settled });
+    expect(toOrderIndexDoc(settled)).toEqual(doc.order);
+  });
+
+  it('an order indexed by an older build (no list status or summary) is refused by toOrderRow, never shown half', () => {
+    const { listStatus: _ls, summary: _s, ...older } = toOrderIndexDoc(index);
+    expect(() => toOrderRow({ ...newActorDoc(save()), order: older })).toThrow(/o1 has no list status or summary/);
+  });
 });
 
 describe('MongoDB save: a compare-and-set on the version read and an epoch not newer than the writer', () => {
@@ -87,7 +107,8 @@ describe('MongoDB save: a compare-and-set on the version read and an epoch not n
     const u = saveUpdate(save({ expectedVersion: 1, status: null, history, index: null }));
     expect(u.$unset).toEqual({ wakeAt: '', order: '' });
     expect(u.$set).toMatchObject({ status: null, history, shard: 0 });
-    expect(saveUpdate(save({ expectedVersion: 1, index })).$set).toMatchObject({ order: index });
+    expect(saveUpdate(save({ expectedVersion: 1, index })).$set).toMatchObject({ order: storedIndex });
+    expect(saveUpdate(save({ expectedVersion: 1, index })).$set!.order).toEqual(toOrderIndexDoc(index));
   });
 
   it('an index given for a quote is not written', () => {
@@ -117,7 +138,9 @@ describe('MongoDB queries', () => {
   });
 
   it('listOrders: each filter on its index field, statuses as a set, newest first with a strict cursor', () => {
-    expect(orderFilter({ limit: 10 })).toEqual({ kind: 'order', 'order.createdAt': { $exists: true } });
+    const indexed = { kind: 'order', 'order.createdAt': { $exists: true }, 'order.summary': { $exists: true } };
+    expect(orderFilter({ limit: 10 })).toEqual(indexed);
+    expect(orderFilter({ limit: 10, listStatus: 'refunded' })).toEqual({ ...indexed, 'order.listStatus': 'refunded' });
     expect(
       orderFilter({
         limit: 10,
@@ -126,19 +149,35 @@ describe('MongoDB queries', () => {
         refund: 'r',
         orderType: 'market',
         status: ['funded', 'delivered'],
+        listStatus: 'unfilled',
         after: { createdAt: 200, id: 'o5' },
       }),
     ).toEqual({
-      kind: 'order',
-      'order.createdAt': { $exists: true },
+      ...indexed,
       'order.sender': 's',
       'order.destination': 'd',
       'order.refund': 'r',
       'order.orderType': 'market',
+      'order.listStatus': 'unfilled',
       status: { $in: ['funded', 'delivered'] },
       $or: [{ 'order.createdAt': { $lt: 200 } }, { 'order.createdAt': 200, _id: { $lt: 'order:o5' } }],
     });
     expect(ORDER_SORT).toEqual({ 'order.createdAt': -1, _id: -1 });
+  });
+
+  it('listOrders: every equality filter has an index that leads with it and then follows ORDER_SORT', () => {
+    const fields = ['order.sender', 'order.destination', 'order.refund', 'order.listStatus', 'status'];
+    for (const field of fields) {
+      const i = ACTOR_INDEXES.find((x) => Object.keys(x.key)[0] === field);
+      expect(i, field).toBeDefined();
+      expect(Object.entries(i!.key), field).toEqual([[field, 1], ...Object.entries(ORDER_SORT)]);
+      expect(i!.partialFilterExpression).toEqual({ 'order.createdAt': { $exists: true } });
+    }
+    expect(ACTOR_INDEXES.find((i) => i.name === 'orders_list_status')!.key).toEqual({
+      'order.listStatus': 1,
+      'order.createdAt': -1,
+      _id: -1,
+    });
   });
 
   it('every partial index has its filter repeated in the queries meant to use it', () => {
