@@ -12,6 +12,9 @@ import { errorReplyB } from '../family-b/errors.js';
 import type { GatewaySecret } from '../family-b/refund-token.js';
 import { requestContext } from '../request-id.js';
 import { familyCOpenApi } from './openapi.js';
+import { postOrderC } from './order.js';
+import { getOrdersC } from './orders.js';
+import { postQuoteC } from './quote.js';
 
 /** What the cursor key is derived for: no other use of the secret can produce it. */
 export const CURSOR_KEY_LABEL = 'family-c/orders-cursor';
@@ -35,8 +38,9 @@ export function createAppC(deps: FamilyCDeps): Koa {
   const router = new Router();
   const clock = deps.clock ?? systemClock;
   const cursorKey = deps.secret.derive(CURSOR_KEY_LABEL);
-  void clock;
-  void cursorKey;
+  router.post('/quote', postQuoteC({ bus: deps.bus, newId: deps.newId }));
+  router.post('/order/market', postOrderC({ bus: deps.bus, newId: deps.newId, clock }));
+  router.get('/orders', getOrdersC({ orders: deps.orders, cursorKey }));
   serveHealthAndOpenApi(router, familyCOpenApi());
 
   app.use(requestContext(deps.logger, deps.newRequestId));

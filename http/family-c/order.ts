@@ -1,0 +1,125 @@
+// POST /order/market of Family C: body → schema → the quote (`quote.get`; only a quote made through Family C, which
+// records its slippage) → addresses for its chains → refund viability → the Family A order path (`quote.bind`,
+// `order.create`) with Family C's terms → the Swap: the order id, the quote, and the steps that fund the order.
+// Repeats: the quote binds once, so the same body again answers the same order (200; 201 the first time), and other
+// addresses or terms answer 409.
+import type Koa from 'koa';
+import { assetById, CHAINS, validateAddress } from '../../src/assets/index.js';
+import type { Bus } from '../../src/bus/types.js';
+import type { Clock } from '../../src/clock.js';
+import { InvalidRequest, QuoteNotFound, RefundNotViable, Unavailable } from '../../src/errors.js';
+import type { OrderTerms, OrderView } from '../../src/orders/types.js';
+import type { Quote } from '../../src/quotes/types.js';
+import { BError } from '../family-b/errors.js';
+import { canonicalUuid } from '../family-b/order.js';
+import { rendered } from '../family-b/quote.js';
+import { readJsonBody } from '../json-body.js';
+import { edgeState } from '../request-id.js';
+import { executionSteps } from './execution-steps.js';
+import { C_BODY_LIMIT_BYTES } from './quote.js';
+import { maximumOf, minimumOf, renderCQuote } from './render.js';
+import { assertShape } from './validate.js';
+import type { WireCOrderRequest, WireSwap } from './wire.js';
+
+export interface COrderDeps {
+  bus: Bus;
+  newId: () => string;
+  clock: Clock;
+}
+
+/** The terms of a Family C order: its bounds derive from the quote's own slippage and mode. */
+export function termsOf(quote: Quote, slippageBps: number, b: WireCOrderRequest, fromAddress: string | null): OrderTerms {
+  const exactOut = quote.request.exactOut ?? null;
+  return {
+    family: 'c',
+    minOut: exactOut ?? minimumOf(quote.route.estimatedAmountOut, slippageBps),
+    maxSlippageBps: slippageBps,
+    cancelAfter: null,
+    refundAuthorization: null,
+    fromAddress,
+    integrator: b.integratorName ?? null,
+    idempotencyKey: null,
+    maxIn: exactOut === null ? null : maximumOf(quote.route.amountIn, slippageBps),
+    exactOut,
+    approvalMode: b.approvalMode ?? 'full',
+  };
+}
+
+/** Whether an existing order was made by this very request (addresses normalised; client-given terms only). */
+function sameRequest(o: OrderView, quoteId: string, toAddress: string, refundAddress: string, terms: OrderTerms): boolean {
+  const t = o.terms;
+  return (
+    o.quoteId === quoteId && o.toAddress === toAddress && o.refundAddress === refundAddress && t.family === 'c' &&
+    t.fromAddress === terms.fromAddress && t.integrator === terms.integrator && t.approvalMode === terms.approvalMode
+  );
+}
+
+export function postOrderC(deps: COrderDeps): Koa.Middleware {
+  return async (ctx) => {
+    const { requestId, log } = edgeState(ctx);
+    const body = await readJsonBody(ctx, C_BODY_LIMIT_BYTES);
+    assertShape('OrderRequest', body);
+    const b = body as unknown as WireCOrderRequest;
+    const opts = { requestId };
+    const quoteId = canonicalUuid(b.id);
+
+    const quote = await knownQuote(quoteId, () => deps.bus.request({ kind: 'quote', id: quoteId }, { type: 'quote.get' }, opts));
+    const slippageBps = quote.request.slippageBps;
+    if (slippageBps === undefined) {
+      throw new QuoteNotFound(`\`id\` ${quoteId} is a quote made through another API, not POST /quote of this one; quote here first.`);
+    }
+    const source = assetById(quote.route.from).chain;
+    const toAddress = validateAddress(assetById(quote.route.to).chain, b.destinationAddress, 'destinationAddress');
+    const refundAddress = validateAddress(source, b.refundAddress, 'refundAddress');
+    const senderAddress = b.senderAddress === undefined ? null : validateAddress(source, b.senderAddress, 'senderAddress');
+    if (senderAddress === null && CHAINS[source].kind === 'evm') {
+      throw new InvalidRequest(`\`senderAddress\` is required when selling on ${source}, an EVM chain: the execution steps are transactions it sends.`, 'senderAddress');
+    }
+    if (quote.refundCost >= quote.route.amountIn) {
+      throw new RefundNotViable(`\`id\` ${quote.id} is for an amount that would not cover what a refund costs on the source chain; quote a larger amount.`);
+    }
+    const terms = termsOf(quote, slippageBps, b, senderAddress);
+
+    const proposed = deps.newId();
+    const { orderId } = await knownQuote(quoteId, () =>
+      deps.bus.request({ kind: 'quote', id: quoteId }, { type: 'quote.bind', orderId: proposed, toAddress, refundAddress }, opts),
+    );
+    // Sent on repeats too: it completes a creation cut short between bind and create.
+    const order = await deps.bus.request({ kind: 'order', id: orderId }, { type: 'order.create', quote, toAddress, refundAddress, terms }, opts);
+    if (!sameRequest(order, quoteId, toAddress, refundAddress, terms)) {
+      throw new BError(409, 'conflict', `\`id\` ${quoteId} is already bound to an order with other terms.`, { orderId: order.id });
+    }
+    const created = orderId === proposed;
+    log.info({ order_id: orderId, quote_id: quoteId, repeat: !created }, created ? 'order created' : 'order returned again');
+    if (order.depositAddress === '') throw new Unavailable(`order ${order.id} has no deposit address yet`);
+    ctx.status = created ? 201 : 200;
+    ctx.body = rendered(() => swapOf(order, quote, deps.clock.now()));
+  };
+}
+
+/** The Swap: the quote as POST /quote answered it, and the one step funding the deposit address with its input. */
+export function swapOf(order: OrderView, quote: Quote, now: number): WireSwap {
+  return {
+    orderId: order.id,
+    quote: renderCQuote(quote),
+    executionSteps: executionSteps({
+      orderId: order.id,
+      from: assetById(quote.route.from),
+      depositAddress: order.depositAddress,
+      amount: quote.route.amountIn,
+      senderAddress: order.terms.fromAddress,
+      approvalMode: order.terms.approvalMode ?? 'full',
+      now,
+    }),
+  };
+}
+
+/** The actor's "Quote X does not exist." does not say which field was wrong; the caller's answer names `id`. */
+async function knownQuote<T>(quoteId: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    if (err instanceof QuoteNotFound) throw new QuoteNotFound(`\`id\` ${quoteId} is not a known quote.`);
+    throw err;
+  }
+}
