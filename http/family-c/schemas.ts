@@ -223,7 +223,8 @@ const schemas: Record<CSchemaName, JsonSchema> = {
     type: 'object',
     required: ['action'],
     properties: { action: { type: 'string', enum: ['evm_call', 'eip712_sign', 'btc_transfer'] } },
-    discriminator: { propertyName: 'action', mapping: { evm_call: '#/components/schemas/EvmCallStep', eip712_sign: '#/components/schemas/Eip712SignStep', btc_transfer: '#/components/schemas/BtcTransferStep' } },
+    // No `mapping`: ajv reads the tag's `const` in each branch instead (and refuses a mapping).
+    discriminator: { propertyName: 'action' },
     oneOf: [ref('EvmCallStep'), ref('Eip712SignStep'), ref('BtcTransferStep')],
   },
   Swap: object(

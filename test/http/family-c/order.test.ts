@@ -1,0 +1,170 @@
+// Family C POST /order/market through the real embedded service: the Swap (orderId, quote, executionSteps), steps
+// that decode back to the order's deposit address and amount, the address rules, repeats (201, then 200; other
+// terms → 409), unknown and foreign quotes (404), an expired quote (410), and orders that run to delivery.
+import { decodeFunctionData, erc20Abi } from 'viem';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BTC_ADDRESS, CUR, DEST, SENDER, orderBody, quoted, startC, type HarnessC } from './support.js';
+
+let h: HarnessC;
+beforeAll(async () => {
+  h = await startC();
+});
+afterAll(() => h.close());
+
+/** The order as Family A and B show it: the deposit address, status, and the raw amount delivered. */
+async function coreOrder(id: string): Promise<{ deposit: string; status: string; amountOut?: string; fromAmount: string }> {
+  const a = (await (await fetch(`${h.svc.url}/order/${id}`)).json()) as Record<string, any>;
+  const b = (await (await fetch(`${h.svc.urlB}/order/${id}?amountFormat=raw`)).json()) as Record<string, any>;
+  return { deposit: a.deposit_address, status: a.status, amountOut: b.amountOut, fromAmount: b.amountToSend };
+}
+
+async function until(id: string, status: string, ms = 10_000) {
+  const end = Date.now() + ms;
+  for (;;) {
+    const o = await coreOrder(id);
+    if (o.status === status || Date.now() > end) return o;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+const issuePath = (body: any) => body.error.details.issues[0].path as string;
+
+describe('Swap: `orderId`, `quote` (the Quote shape), `executionSteps`', () => {
+  it('201; the quote is the quote POST /quote answered; one ERC-20 transfer of from.expected to the deposit address', async () => {
+    const q = await quoted(h);
+    const r = await h.order(orderBody(q.id));
+    expect(r.status, r.text).toBe(201);
+    expect(Object.keys(r.body)).toEqual(['orderId', 'quote', 'executionSteps']);
+    expect(r.body.quote).toEqual(q);
+    const { deposit } = await coreOrder(r.body.orderId);
+    const [step, ...rest] = r.body.executionSteps;
+    expect(rest).toEqual([]);
+    expect(step).toMatchObject({ action: 'evm_call', kind: 'transfer_erc20', chainId: 8453, to: CUR.baseUsdc.token.address, value: '0', amount: q.from.expected });
+    const call = decodeFunctionData({ abi: erc20Abi, data: step.calldata });
+    expect(call.functionName).toBe('transfer');
+    expect(call.args).toEqual([deposit, BigInt(q.from.expected)]);
+  });
+  it('native ETH: the deposit address receives `value` = from.expected, no calldata', async () => {
+    const q = await quoted(h, { from: CUR.baseEth, amount: '1000000000000000000' });
+    const r = await h.order(orderBody(q.id));
+    expect(r.status).toBe(201);
+    const { deposit } = await coreOrder(r.body.orderId);
+    expect(r.body.executionSteps).toEqual([
+      { id: `${r.body.orderId}:fund`, action: 'evm_call', kind: 'transfer_native', chainId: 8453, to: deposit, calldata: '0x', value: q.from.expected, amount: q.from.expected },
+    ]);
+  });
+  it('Bitcoin: a BtcTransferStep to the deposit address; no senderAddress is needed', async () => {
+    const q = await quoted(h, { from: CUR.btc, amount: '50000000' });
+    const r = await h.order({ id: q.id, destinationAddress: DEST, refundAddress: BTC_ADDRESS });
+    expect(r.status, r.text).toBe(201);
+    const { deposit } = await coreOrder(r.body.orderId);
+    expect(r.body.executionSteps).toEqual([{ id: `${r.body.orderId}:fund`, action: 'btc_transfer', kind: 'transfer_btc', to: deposit, amount: '50000000' }]);
+  });
+  it('HyperCore: an Eip712SignStep (spotSend of the token to the deposit address)', async () => {
+    const q = await quoted(h, { from: CUR.hype, amount: '10000000000' });
+    const r = await h.order({ id: q.id, destinationAddress: DEST, refundAddress: SENDER });
+    expect(r.status, r.text).toBe(201);
+    const { deposit } = await coreOrder(r.body.orderId);
+    const [step] = r.body.executionSteps;
+    expect(step).toMatchObject({ action: 'eip712_sign', kind: 'hypercore_send', amount: '10000000000', message: { destination: deposit.toLowerCase(), amount: '100' } });
+  });
+});
+
+describe('Addresses: destination for the `to` chain, refund and sender for the `from` chain; senderAddress required for EVM sources', () => {
+  it('senderAddress missing for an EVM source → 400 naming it', async () => {
+    const q = await quoted(h);
+    const r = await h.order({ id: q.id, destinationAddress: DEST, refundAddress: SENDER });
+    expect(r.status).toBe(400);
+    expect(issuePath(r.body)).toBe('senderAddress');
+  });
+  it('a Bitcoin destination for an EVM output, a Bitcoin refund for an EVM source, a bad sender → 400 naming each', async () => {
+    const q = await quoted(h);
+    for (const [field, value] of [['destinationAddress', BTC_ADDRESS], ['refundAddress', BTC_ADDRESS], ['senderAddress', '0x123']] as const) {
+      const r = await h.order(orderBody(q.id, { [field]: value }));
+      expect(r.status).toBe(400);
+      expect(issuePath(r.body)).toBe(field);
+    }
+    // Nothing was bound: the quote still makes an order.
+    expect((await h.order(orderBody(q.id))).status).toBe(201);
+  });
+  it('refundAddress is required; unknown properties, a bad approvalMode and a non-uuid id → 400', async () => {
+    const q = await quoted(h);
+    const { refundAddress: _r, ...noRefund } = orderBody(q.id);
+    expect(issuePath((await h.order(noRefund)).body)).toBe('refundAddress');
+    expect(issuePath((await h.order(orderBody(q.id, { amount: '1' }))).body)).toBe('amount');
+    expect(issuePath((await h.order(orderBody(q.id, { approvalMode: 'none' }))).body)).toBe('approvalMode');
+    expect(issuePath((await h.order(orderBody('not-a-uuid'))).body)).toBe('id');
+  });
+});
+
+describe('Repeats: the same body again answers the same order (200); other addresses or terms → 409 conflict', () => {
+  it('201, then 200 with the same Swap; lower-case addresses are the same addresses', async () => {
+    const q = await quoted(h);
+    const body = orderBody(q.id, { integratorName: 'wallet-x', approvalMode: 'partial' });
+    const first = await h.order(body);
+    const again = await h.order({ ...body, destinationAddress: DEST.toLowerCase(), id: q.id.toUpperCase() });
+    expect([first.status, again.status]).toEqual([201, 200]);
+    expect(again.body.orderId).toBe(first.body.orderId);
+    expect(again.body.executionSteps).toEqual(first.body.executionSteps);
+  });
+  it('another destination, integrator, sender or approvalMode → 409', async () => {
+    const q = await quoted(h);
+    const body = orderBody(q.id);
+    expect((await h.order(body)).status).toBe(201);
+    for (const over of [{ destinationAddress: SENDER }, { integratorName: 'other' }, { senderAddress: DEST }, { approvalMode: 'partial' }]) {
+      const r = await h.order({ ...body, ...over });
+      expect(r.status, JSON.stringify(over)).toBe(409);
+      expect(r.body.error.code).toBe('conflict');
+    }
+  });
+});
+
+describe('The quote: unknown or made through another family → 404 not_found', () => {
+  it('an unknown id', async () => {
+    const r = await h.order(orderBody('7d444840-9dc0-11d1-b245-5ffdce74fad2'));
+    expect(r.status).toBe(404);
+    expect(r.body.error.code).toBe('not_found');
+  });
+  it('a Family B quote, which records no slippageBps: the message says so', async () => {
+    const b = await h.svc.post(`${h.svc.urlB}/quote`, { from: 'base.usdc', to: 'arbitrum.usdc', fromAmount: '1000' });
+    const r = await h.order(orderBody(b.body.quoteId));
+    expect(r.status).toBe(404);
+    expect(r.body.error.message).toMatch(/another API/);
+  });
+});
+
+describe('Orders run: exact input delivers at least to.minimum', () => {
+  it('deposit from.expected → delivered, at least the minimum', async () => {
+    const q = await quoted(h, { amount: '2500000000' });
+    const r = await h.order(orderBody(q.id));
+    const { deposit } = await coreOrder(r.body.orderId);
+    await h.deposit(deposit, 'base.usdc', '2500');
+    const done = await until(r.body.orderId, 'delivered');
+    expect(done.status).toBe('delivered');
+    expect(BigInt(done.amountOut!)).toBeGreaterThanOrEqual(BigInt(q.to.minimum));
+  });
+});
+
+describe('Exact output: the order accepts deposits up to from.maximum and delivers exactly the amount', () => {
+  it('deposit from.expected → delivered exactly to.expected', async () => {
+    const q = await quoted(h, { type: 'EXACT_OUTPUT', amount: '2000000000', slippageBps: 100 });
+    const r = await h.order(orderBody(q.id));
+    expect(r.status, r.text).toBe(201);
+    expect(r.body.executionSteps[0].amount).toBe(q.from.expected);
+    const { deposit } = await coreOrder(r.body.orderId);
+    await h.deposit(deposit, 'base.usdc', (Number(q.from.expected) / 1e6).toString());
+    const done = await until(r.body.orderId, 'delivered');
+    expect(done.amountOut).toBe('2000000000');
+  });
+});
+
+// Last: it moves the service's clock past every quote's validity.
+describe('An expired quote → 410 quote_expired', () => {
+  it('eleven minutes after quoting', async () => {
+    const q = await quoted(h);
+    expect((await h.svc.post(`${h.svc.devUrl}/clock/advance`, { ms: 11 * 60_000 })).status).toBe(200);
+    const r = await h.order(orderBody(q.id));
+    expect(r.status).toBe(410);
+    expect(r.body.error.code).toBe('quote_expired');
+  });
+});
