@@ -67,13 +67,20 @@ export const ACTOR_INDEXES: IndexDescription[] = [
   { name: 'shard_due', key: { shard: 1, wakeAt: 1, _id: 1 }, partialFilterExpression: hasWake },
   // list() by status; list() without status walks the _id index over the `<kind>:` prefix.
   { name: 'kind_status_id', key: { kind: 1, status: 1, _id: 1 } },
-  // listOrders(): newest first, alone or behind one equality filter.
+  // listOrders(): newest first, alone or behind one equality filter (two for an address with the list status).
   { name: 'orders_created', key: { 'order.createdAt': -1, _id: -1 }, partialFilterExpression: hasOrderIndex },
   { name: 'orders_destination', key: { 'order.destination': 1, 'order.createdAt': -1, _id: -1 }, partialFilterExpression: hasOrderIndex },
   { name: 'orders_sender', key: { 'order.sender': 1, 'order.createdAt': -1, _id: -1 }, partialFilterExpression: hasOrderIndex },
   { name: 'orders_refund', key: { 'order.refund': 1, 'order.createdAt': -1, _id: -1 }, partialFilterExpression: hasOrderIndex },
   { name: 'orders_status', key: { status: 1, 'order.createdAt': -1, _id: -1 }, partialFilterExpression: hasOrderIndex },
   { name: 'orders_list_status', key: { 'order.listStatus': 1, 'order.createdAt': -1, _id: -1 }, partialFilterExpression: hasOrderIndex },
+  // The list status beside an address: the address's index alone would read every order of a busy address to find
+  // the few of a rare status.
+  ...(['destination', 'sender', 'refund'] as const).map((address) => ({
+    name: `orders_${address}_list_status`,
+    key: { [`order.${address}`]: 1, 'order.listStatus': 1, 'order.createdAt': -1, _id: -1 },
+    partialFilterExpression: hasOrderIndex,
+  })),
 ];
 
 /** Indexes earlier builds created that ACTOR_INDEXES replaces: the timer indexes ordered by wakeAt alone. */

@@ -180,6 +180,15 @@ describe('MongoDB queries', () => {
     });
   });
 
+  it('listOrders: an address with the list status has an index leading with both, then ORDER_SORT', () => {
+    for (const address of ['destination', 'sender', 'refund']) {
+      const i = ACTOR_INDEXES.find((x) => x.name === `orders_${address}_list_status`);
+      expect(i, address).toBeDefined();
+      expect(Object.entries(i!.key)).toEqual([[`order.${address}`, 1], ['order.listStatus', 1], ...Object.entries(ORDER_SORT)]);
+      expect(i!.partialFilterExpression).toEqual({ 'order.createdAt': { $exists: true } });
+    }
+  });
+
   it('every partial index has its filter repeated in the queries meant to use it', () => {
     const partial = ACTOR_INDEXES.filter((i) => i.partialFilterExpression);
     for (const i of partial) {

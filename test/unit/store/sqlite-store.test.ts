@@ -104,7 +104,9 @@ describe('SQLite store: a file written before shards, statuses and the order ind
     ]);
     expect(indexes).toContain('actors_due');
     expect(indexes).toContain('actors_shard_due');
-    expect(indexes).toContain('orders_list_status');
+    for (const name of ['orders_list_status', 'orders_destination_list_status', 'orders_sender_list_status', 'orders_refund_list_status']) {
+      expect(indexes).toContain(name);
+    }
     expect(indexes).not.toContain('actors_wake_at');
     expect(plan.join('\n')).toMatch(/USING COVERING INDEX actors_due/);
     expect(plan.join('\n')).not.toMatch(/TEMP B-TREE/);
@@ -198,7 +200,7 @@ describe('SQLite store: listOrders walks an index in list order, never sorting t
       .join('\n');
   };
 
-  it('the list status alone uses (list_status, created_at, id); beside an address the address index leads', async () => {
+  it('the list status alone uses (list_status, created_at, id); beside an address, (address, list_status, created_at, id)', async () => {
     const file = join(dir, 'plans.sqlite');
     const store = openSqliteStore(file);
     for (let i = 0; i < 20; i++) {
@@ -218,10 +220,12 @@ describe('SQLite store: listOrders walks an index in list order, never sorting t
       [{ limit: 100, listStatus: 'settled' }, 'orders_list_status'],
       [{ limit: 100, listStatus: 'settled', after }, 'orders_list_status'],
       [{ limit: 100, listStatus: 'settled', orderType: 'market' }, 'orders_list_status'],
-      [{ limit: 100, listStatus: 'settled', destination: '0xd1' }, 'orders_destination'],
-      [{ limit: 100, listStatus: 'settled', sender: '0xs1', after }, 'orders_sender'],
-      [{ limit: 100, listStatus: 'settled', refund: '0xr' }, 'orders_refund'],
+      [{ limit: 100, listStatus: 'settled', destination: '0xd1' }, 'orders_destination_list_status'],
+      [{ limit: 100, listStatus: 'settled', sender: '0xs1', after }, 'orders_sender_list_status'],
+      [{ limit: 100, listStatus: 'settled', refund: '0xr' }, 'orders_refund_list_status'],
+      [{ limit: 100, listStatus: 'failed', destination: '0xd1', orderType: 'market', after }, 'orders_destination_list_status'],
       [{ limit: 100, destination: '0xd1', after }, 'orders_destination'],
+      [{ limit: 100, sender: '0xs1' }, 'orders_sender'],
     ];
     for (const [q, index] of cases) {
       const p = plan(db, q);
