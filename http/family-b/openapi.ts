@@ -1,38 +1,17 @@
 // The OpenAPI 3.1 document of Family B (the gateway, beta), served at GET /openapi.json. Its schemas are the objects
 // ajv validates requests with (schemas.ts), so what is published is what is enforced.
 import { healthAndOpenApiPaths } from '../json-schema.js';
+import { bodyErrorAnswers, COMMON_ERROR_ANSWERS as commonErrors, envelopeExample as err, jsonAnswer, REQUEST_ID_HEADER as requestIdHeader, REQUEST_ID_PARAM as requestIdParam } from '../openapi-envelope.js';
 import { FAMILY_B_SCHEMAS, ref, type BSchemaName, type JsonSchema } from './schemas.js';
 
 export const FAMILY_B_VERSION = '0.1.0-beta';
 
-const requestIdHeader = { $ref: '#/components/headers/XRequestId' };
-const requestIdParam = { $ref: '#/components/parameters/XRequestId' };
+const json = (description: string, schema: BSchemaName, example?: unknown): JsonSchema => jsonAnswer(description, ref(schema), example);
 
-function json(description: string, schema: BSchemaName, example?: unknown): JsonSchema {
-  return {
-    description,
-    headers: { 'X-Request-Id': requestIdHeader },
-    content: { 'application/json': { schema: ref(schema), ...(example === undefined ? {} : { example }) } },
-  };
-}
-
-const err = (code: string, message: string, details: Record<string, unknown> = {}) => ({ error: { code, message, details } });
-
-const commonErrors: Record<string, JsonSchema> = {
-  '404': json('No such path (`not_found`).', 'Error', err('not_found', 'No resource at GET /nope.')),
-  '405': json('The path exists but not with this method (`method_not_allowed`); `Allow` lists the methods.', 'Error'),
-  '500': json('Something failed (`internal`); `details.requestId` is the id to report. Never a stack.', 'Error', err('internal', 'Something failed on our side (request id 3f2c…).', { requestId: '3f2c…' })),
-  '503': json('Unavailable for a moment (`unavailable`); retry after `Retry-After` seconds.', 'Error'),
-};
-const bodyErrors: Record<string, JsonSchema> = {
-  '400': json(
-    'Malformed JSON, schema or rule broken (`invalid_request`, `details.issues` [{path, message}]).',
-    'Error',
-    err('invalid_request', '`fromAmount` is required.', { issues: [{ path: 'fromAmount', message: '`fromAmount` is required.' }] }),
-  ),
-  '413': json('The body is larger than 16 KiB (`payload_too_large`).', 'Error', err('payload_too_large', 'The request body is larger than 16384 bytes.')),
-  '415': json('The body is not `application/json` in utf-8 (`unsupported_media_type`).', 'Error'),
-};
+const bodyErrors = bodyErrorAnswers(
+  'Malformed JSON, schema or rule broken (`invalid_request`, `details.issues` [{path, message}]).',
+  err('invalid_request', '`fromAmount` is required.', { issues: [{ path: 'fromAmount', message: '`fromAmount` is required.' }] }),
+);
 
 const LEG_EXAMPLE = {
   venue: 'relay', from: 'base.USDC', to: 'arbitrum.USDC', amountIn: '1000', providerAmountIn: '999.98', providerAmountOut: '999.5',

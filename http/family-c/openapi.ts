@@ -2,40 +2,20 @@
 // ajv validates requests with (schemas.ts), so what is published is what is enforced.
 import { LIST_STATUSES, LIST_STATUS_MEANINGS } from '../../src/orders/summary.js';
 import { healthAndOpenApiPaths } from '../json-schema.js';
+import {
+  bodyErrorAnswers, COMMON_ERROR_ANSWERS as commonErrors, envelopeExample as err, issueExample as issue, jsonAnswer, REQUEST_ID_HEADER as requestIdHeader, REQUEST_ID_PARAM as requestIdParam,
+} from '../openapi-envelope.js';
 import { DEFAULT_PAGE, MAX_PAGE } from './orders.js';
 import { FAMILY_C_SCHEMAS, ref, type CSchemaName, type JsonSchema } from './schemas.js';
 
 export const FAMILY_C_VERSION = '1.0.0';
 
-const requestIdHeader = { $ref: '#/components/headers/XRequestId' };
-const requestIdParam = { $ref: '#/components/parameters/XRequestId' };
+const json = (description: string, schema: CSchemaName, example?: unknown): JsonSchema => jsonAnswer(description, ref(schema), example);
 
-function json(description: string, schema: CSchemaName, example?: unknown): JsonSchema {
-  return {
-    description,
-    headers: { 'X-Request-Id': requestIdHeader },
-    content: { 'application/json': { schema: ref(schema), ...(example === undefined ? {} : { example }) } },
-  };
-}
-
-const err = (code: string, message: string, details: Record<string, unknown> = {}) => ({ error: { code, message, details } });
-const issue = (path: string, message: string) => err('invalid_request', message, { issues: [{ path, message }] });
-
-const commonErrors: Record<string, JsonSchema> = {
-  '404': json('No such path (`not_found`).', 'Error', err('not_found', 'No resource at GET /nope.')),
-  '405': json('The path exists but not with this method (`method_not_allowed`); `Allow` lists the methods.', 'Error'),
-  '500': json('Something failed (`internal`); `details.requestId` is the id to report. Never a stack.', 'Error', err('internal', 'Something failed on our side (request id 3f2c…).', { requestId: '3f2c…' })),
-  '503': json('Unavailable for a moment (`unavailable`); retry after `Retry-After` seconds.', 'Error'),
-};
-const bodyErrors: Record<string, JsonSchema> = {
-  '400': json(
-    'Malformed JSON, schema or rule broken (`invalid_request`, `details.issues` [{path, message}] naming the field).',
-    'Error',
-    issue('from.token.decimals', '`from.token.decimals` is 18, but USDC on base has 6 decimals.'),
-  ),
-  '413': json('The body is larger than 16 KiB (`payload_too_large`).', 'Error', err('payload_too_large', 'The request body is larger than 16384 bytes.')),
-  '415': json('The body is not `application/json` in utf-8 (`unsupported_media_type`).', 'Error'),
-};
+const bodyErrors = bodyErrorAnswers(
+  'Malformed JSON, schema or rule broken (`invalid_request`, `details.issues` [{path, message}] naming the field).',
+  issue('from.token.decimals', '`from.token.decimals` is 18, but USDC on base has 6 decimals.'),
+);
 
 const BASE_USDC = { chain: { kind: 'EVM', chainId: 8453 }, token: { kind: 'TOKEN', address: '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913', decimals: 6 } };
 const ARB_USDC = { chain: { kind: 'EVM', chainId: 42161 }, token: { kind: 'TOKEN', address: '0xaf88d065e77c8cc2239327c5edb3a432268e5831', decimals: 6 } };

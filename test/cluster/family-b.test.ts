@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call } from '../support/retrying-fetch.js';
 import { privateKeyToAccount } from 'viem/accounts';
 import { CANCEL_DOMAIN, CANCEL_TYPES } from '../../http/index.js';
 import { startLocalCluster, type LocalCluster } from '../../src/cluster/local-cluster.js';
@@ -42,29 +43,6 @@ afterAll(async () => {
   await cluster?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
-
-/** 503 (and a refused connection) means "try again" to a careful client, for a while. */
-async function call(method: 'GET' | 'POST', url: string, body?: unknown, ms = 20_000): Promise<{ status: number; body: any }> {
-  const end = Date.now() + ms;
-  for (;;) {
-    let status = 0;
-    let json: any = null;
-    try {
-      const r = await fetch(url, {
-        method,
-        headers: body !== undefined ? { 'content-type': 'application/json' } : {},
-        body: body !== undefined ? JSON.stringify(body) : undefined,
-      });
-      status = r.status;
-      const text = await r.text();
-      json = text ? JSON.parse(text) : null;
-    } catch {
-      status = 0;
-    }
-    if ((status !== 503 && status !== 0) || Date.now() > end) return { status, body: json };
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 const postB = (path: string, body: unknown) => call('POST', `${urlB}${path}`, body);
 const getB = async (id: string) => (await call('GET', `${urlB}/order/${id}`)).body as Record<string, any>;

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeFunctionData, erc20Abi } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call } from '../support/retrying-fetch.js';
 import { startLocalCluster, type LocalCluster } from '../../src/cluster/local-cluster.js';
 
 const DEST = '0x9858EfFD232B4033E47d90003D41EC34EcaEda94';
@@ -29,25 +30,6 @@ afterAll(async () => {
   await cluster?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
-
-/** 503 (and a refused connection) means "try again" to a careful client, for a while. */
-async function call(method: 'GET' | 'POST', url: string, body?: unknown, ms = 20_000): Promise<{ status: number; body: any }> {
-  const end = Date.now() + ms;
-  for (;;) {
-    let status = 0;
-    let json: any = null;
-    try {
-      const r = await fetch(url, { method, headers: body !== undefined ? { 'content-type': 'application/json' } : {}, body: body !== undefined ? JSON.stringify(body) : undefined });
-      status = r.status;
-      const text = await r.text();
-      json = text ? JSON.parse(text) : null;
-    } catch {
-      status = 0;
-    }
-    if ((status !== 503 && status !== 0) || Date.now() > end) return { status, body: json };
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe('Family C through the cluster edge: quote → order → the client runs the step → settled in GET /orders', () => {
   it('the list shows the order settled, filtered by sender and by status, and Family A shows it delivered', async () => {

@@ -5,24 +5,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeFunctionData, erc20Abi, getAddress } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findAsset, writeAmount } from '../../src/assets/index.js';
 import { openSimChains } from '../../src/chains/index.js';
+import { freePort } from '../../src/cluster/nats-server.js';
 import { ManualClock } from '../../src/clock.js';
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  s.listen(0, '127.0.0.1');
-  await once(s, 'listening');
-  const port = (s.address() as { port: number }).port;
-  s.close();
-  await once(s, 'close');
-  return port;
-}
 
 const SENDER = '0x000000000000000000000000000000000000dEaD';
 const DEST = getAddress('0x9858effd232b4033e47d90003d41ec34ecaeda94');

@@ -4,6 +4,7 @@
 // must be read to know which chains the addresses are on).
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { near } from '../../support/fuzz-bodies.js';
 import { EVM, quoteBody, quoted, startB, type HarnessB } from './support.js';
 
 let h: HarnessB;
@@ -16,17 +17,6 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-const json = fc.jsonValue({ maxDepth: 3 });
-/** Bodies near the valid ones: a valid body with one field replaced by anything, removed, or one added. */
-function near(base: Record<string, unknown>): fc.Arbitrary<unknown> {
-  const keys = Object.keys(base);
-  return fc.oneof(
-    fc.tuple(fc.constantFrom(...keys), json).map(([k, v]) => ({ ...base, [k]: v })),
-    fc.constantFrom(...keys).map((k) => Object.fromEntries(Object.entries(base).filter(([x]) => x !== k))),
-    fc.tuple(fc.string({ maxLength: 20 }), json).map(([k, v]) => ({ ...base, [k]: v })),
-    json,
-  );
-}
 
 async function within(path: string, body: unknown, allowed: number[]): Promise<void> {
   h.bus.calls.length = 0;

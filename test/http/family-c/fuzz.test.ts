@@ -3,6 +3,7 @@
 // message, details}}` envelope (both checked by the harness), and never a 5xx.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { anyJson, near } from '../../support/fuzz-bodies.js';
 import { CUR, orderBody, quoteBody, quoted, startC, type HarnessC } from './support.js';
 
 let h: HarnessC;
@@ -11,17 +12,7 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-const json = fc.jsonValue({ maxDepth: 3 });
-/** Bodies near the valid ones: a valid body with one field replaced by anything, removed, or one added. */
-function near(base: Record<string, unknown>): fc.Arbitrary<unknown> {
-  const keys = Object.keys(base);
-  return fc.oneof(
-    fc.tuple(fc.constantFrom(...keys), json).map(([k, v]) => ({ ...base, [k]: v })),
-    fc.constantFrom(...keys).map((k) => Object.fromEntries(Object.entries(base).filter(([x]) => x !== k))),
-    fc.tuple(fc.string({ maxLength: 20 }), json).map(([k, v]) => ({ ...base, [k]: v })),
-    json,
-  );
-}
+const json = anyJson;
 
 /** Currencies near the valid ones: a known currency with its chain or token (or a field of them) replaced. */
 const currency = fc.oneof(
