@@ -17,6 +17,7 @@ import type { AssetId } from '../src/assets/types.js';
 import { LIST_STATUSES, type ListStatus, type OrderSummary } from '../src/orders/summary.js';
 import type { RouteStep } from '../src/routing/types.js';
 import { encodeJson } from '../src/store/codec.js';
+import { mulberry32 } from '../src/venues/random.js';
 import { INSERT_ACTOR_SQL, insertParams, listOrdersQuery, openSqliteStore } from '../src/store/sqlite-store.js';
 import type { ActorStore, OrderIndex, OrderQuery, SaveActor } from '../src/store/types.js';
 import { VENUE_IDS } from '../src/venues/types.js';
@@ -35,16 +36,7 @@ const SENDERS = 5000;
 const T0 = Date.UTC(2026, 0, 1);
 
 // Deterministic data: the same file on every run.
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const rng = mulberry32;
 const rand = rng(20260101);
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
 const hex = (chars: number): string => {

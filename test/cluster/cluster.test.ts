@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
 import { Kvm } from '@nats-io/kv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call } from '../support/retrying-fetch.js';
 import { LEASE_BUCKET } from '../../actors/index.js';
 import { parseAmount, parseChainAsset } from '../../src/assets/index.js';
 import { shardOf } from '../../src/bus/index.js';
@@ -45,29 +46,6 @@ afterAll(async () => {
   await cluster?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
-
-/** A careful client: 503 means "try again", so it does, for a while. */
-async function call(method: 'GET' | 'POST', url: string, body?: unknown, ms = 20_000): Promise<{ status: number; body: any }> {
-  const end = Date.now() + ms;
-  for (;;) {
-    let status = 0;
-    let json: any = null;
-    try {
-      const r = await fetch(url, {
-        method,
-        headers: body ? { 'content-type': 'application/json' } : {},
-        body: body ? JSON.stringify(body) : undefined,
-      });
-      status = r.status;
-      const text = await r.text();
-      json = text ? JSON.parse(text) : null;
-    } catch {
-      status = 0; // connection refused while restarting
-    }
-    if ((status !== 503 && status !== 0) || Date.now() > end) return { status, body: json };
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 async function twoStepOrder(): Promise<Record<string, any>> {
   // robinhood USDG → bitcoin BTC has no direct venue: two steps, then delivery on bitcoin.
