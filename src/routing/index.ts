@@ -8,3 +8,8 @@ export { COST_TABLE, deliveryCost, executionFor, stepCost, stepKind, type StepKi
 export { checkResultInvariants, checkRouteInvariants, type InvariantOptions, type InvariantRequest } from './invariants.js';
 export { admitVenues, assertVenueLists } from './admission.js';
 export { assetPaths, buildGraph, searchPaths, type AssetGraph, type CandidatePath, type PathSearch } from './paths.js';
+export {
+  CANDIDATE_PATHS, MAX_PROBES, MAX_ROUNDS, BASE_PROBES, estimateInput, newBracket, nextProbes, nextSpread, observe, predict, probeCount, settled,
+  slopePair, topPaths, type Bracket, type Observation, type Prediction,
+} from './exact-output.js';
+export { pathKey, pricePath, type PathPrice, type PathSpec } from './price-path.js';

@@ -6,6 +6,7 @@ import { admitVenues, assertVenueLists } from './admission.js';
 import { deliveryCost } from './costing.js';
 import { multiHop } from './multi-hop.js';
 import { singleHop } from './single-hop.js';
+import { exactOutputSearch } from './exact-output.js';
 import { createSearchContext } from './steps.js';
 import type { ExactOutputRequest, ExactOutputResult, PricedRoute, QuoteMode, RouteRequest, RoutingResult } from './types.js';
 
@@ -39,7 +40,7 @@ export function createRouter(deps: RouterDeps): Router {
   if (!Number.isInteger(maxHops) || maxHops < 2) throw new RangeError(`maxHops must be an integer >= 2, got ${maxHops}.`);
   const { market } = deps;
 
-  return {
+  const router: Router = {
     async route(req) {
       assertVenueLists(req.allowlist, req.blocklist);
       const from = assetById(req.from);
@@ -63,8 +64,13 @@ export function createRouter(deps: RouterDeps): Router {
       const refundCost = deliveryCost(market, from);
       return { best: winner?.route ?? null, refundCost, audit: { singleHop: single, multiHop: multi } };
     },
-    exactOutput() {
-      throw new Error('exact output: not built yet');
+    async exactOutput(req) {
+      // Checked before the first routing, so a bad request rejects as route() would and costs no venue call.
+      assertVenueLists(req.allowlist, req.blocklist);
+      const from = assetById(req.from);
+      const to = assetById(req.to);
+      return exactOutputSearch({ market, deadlineMs: deps.deadlines[req.mode], route: (r) => router.route(r), from, to }, req);
     },
   };
+  return router;
 }
