@@ -5,6 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { freePort } from '../../cluster/nats-server.js';
 import type { Logger } from '../../log.js';
@@ -107,8 +108,26 @@ async function waitForChainId(url: string, chainId: number, child: ChildProcess,
   }
 }
 
+/**
+ * Fails when something already listens on the loopback port. Without this check, a node answering on an asked
+ * port could be another process (startup would pass on its answer) while the new anvil exits on EADDRINUSE.
+ */
+async function assertPortFree(port: number): Promise<void> {
+  const srv = createServer();
+  try {
+    await new Promise<void>((res, rej) => {
+      srv.once('error', rej);
+      srv.listen(port, '127.0.0.1', () => res());
+    });
+  } catch (e) {
+    throw new Error(`anvil: port ${port} on 127.0.0.1 is not free (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+  }
+  await new Promise((r) => srv.close(r));
+}
+
 export async function startAnvil(opts: StartAnvilOptions): Promise<AnvilNode> {
   const port = opts.port ?? (await freePort());
+  await assertPortFree(port);
   const url = `http://127.0.0.1:${port}`;
   const args = ['--host', '127.0.0.1', '--port', String(port), '--chain-id', String(opts.chainId), '--mnemonic', opts.mnemonic ?? ANVIL_MNEMONIC, '--quiet'];
   if (opts.blockTimeSec != null) args.push('--block-time', String(opts.blockTimeSec));
