@@ -1,0 +1,494 @@
+// One EVM chain over JSON-RPC (viem): deposits read from mined blocks, reorgs detected from remembered block hashes,
+// and outgoing transfers made exactly once per key across crashes. The signed transaction is stored (the outbox)
+// before it is broadcast, so a key is signed at most once: later calls, in this process or after a restart,
+// rebroadcast the same bytes and answer the outcome of that one transaction.
+import {
+  createPublicClient,
+  encodeFunctionData,
+  erc20Abi,
+  http,
+  isAddress,
+  keccak256,
+  parseAbiItem,
+  type Address,
+  type Hex,
+  type PublicClient,
+  type TransactionReceipt,
+} from 'viem';
+import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import { CHAINS } from '../../assets/chains.js';
+import { NATIVE_EVM_ADDRESS, assetById, assetsOn } from '../../assets/registry.js';
+import type { AssetId, ChainName } from '../../assets/types.js';
+import { ConfigError, InvalidAddress, InvalidAmount, InvalidRequest, UnknownAsset, Unavailable } from '../../errors.js';
+import type { Logger } from '../../log.js';
+import type { ActorStore } from '../../store/types.js';
+import { REQUIRED_CONFIRMATIONS, confirmationsAt } from '../blocks.js';
+import { InsufficientFunds } from '../errors.js';
+import type { Deposit, Transfer } from '../types.js';
+import { BlockHashes, findReorg, type Reorg } from './block-hashes.js';
+import { TransferDropped, TransferPending, TransferRejected, TransferReverted } from './errors.js';
+import { NonceManager, Locks } from './nonces.js';
+import { classifyBroadcastError, mapLimit, rpcError, rpcReason, sleep, type BroadcastOutcome } from './rpc.js';
+
+export const OUTBOX_SPACE = 'evm-outbox';
+export const TRANSFER_EVENT = parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)');
+
+/** Gives the private key of an address this process may sign for, or null when it has none. */
+export type Signers = (address: string) => Hex | null | Promise<Hex | null>;
+
+export interface EvmChainOptions {
+  chain: ChainName;
+  rpcUrl: string;
+  store: Pick<ActorStore, 'getKey' | 'putKey'>;
+  signers: Signers;
+  /** Default: the chain's row of REQUIRED_CONFIRMATIONS. */
+  requiredConfirmations?: number;
+  logger?: Logger;
+  /** Per JSON-RPC request; default 10 s. A paused or hung node costs this much per attempt. */
+  rpcTimeoutMs?: number;
+  /** How long `send` waits for a receipt before answering TransferPending; default 120 s. */
+  receiptTimeoutMs?: number;
+  /** Receipt polling interval; default 500 ms. */
+  pollMs?: number;
+  /** While no receipt exists, the stored bytes are broadcast again this often; default 10 s. */
+  rebroadcastMs?: number;
+  /** Test seam: runs after the signed transaction is stored and before its first broadcast; a throw stands for a crash. */
+  beforeBroadcast?: (entry: OutboxEntry) => void | Promise<void>;
+}
+
+/** A deposit with where it was read: the block's hash (to tell a reorg) and, for a token transfer, its log index. */
+export interface EvmDeposit extends Deposit {
+  blockHash: Hex;
+  /** Index of the Transfer log in its block; null for a native value transfer. */
+  logIndex: number | null;
+}
+
+export interface EvmSendRequest {
+  key: string;
+  asset: AssetId;
+  from: string;
+  to: string;
+  amount: bigint;
+}
+
+/** What the outbox keeps per key: enough to rebroadcast and to answer the Transfer without the request. */
+export interface OutboxEntry {
+  v: 1;
+  chain: ChainName;
+  key: string;
+  asset: AssetId;
+  from: string;
+  to: string;
+  amount: string;
+  nonce: number;
+  hash: Hex;
+  raw: Hex;
+  /** Epoch ms of signing. */
+  at: number;
+}
+
+export interface EvmChain {
+  readonly chain: ChainName;
+  readonly chainId: number;
+  readonly client: PublicClient;
+  readonly requiredConfirmations: number;
+  /** Latest block number. */
+  height(): Promise<number>;
+  /** Native value transfers (successful transactions with value > 0) and registry-token Transfer logs in the blocks
+   *  (inclusive; `toBlock` capped at the height), by block then position; remembers the blocks' hashes. */
+  scan(fromBlock: number, toBlock?: number): Promise<EvmDeposit[]>;
+  /** Whether blocks up to `upTo` (the caller's last scanned block) were replaced since they were scanned. */
+  checkReorg(upTo: number): Promise<Reorg | null>;
+  /** The deposits (as `scan` reported them) whose transfer is no longer on the canonical chain. */
+  vanished(deposits: readonly EvmDeposit[]): Promise<EvmDeposit[]>;
+  /** Moves `amount` once per key (see file header); a mined revert throws TransferReverted. */
+  send(req: EvmSendRequest): Promise<Transfer>;
+  /** The outbox entry of a key, or null. */
+  outboxEntry(key: string): Promise<OutboxEntry | null>;
+  balanceOf(address: string, asset: AssetId): Promise<bigint>;
+  confirmations(tx: { block: number }): Promise<number>;
+}
+
+const MAX_KEY = 512;
+const LOG_RANGE = 1_000;
+
+function lower(a: string): Address {
+  return a.toLowerCase() as Address;
+}
+
+/**
+ * Which of `deposits` vanished from the canonical chain: no receipt for the txId any more, a receipt that now says
+ * reverted, or (token transfers) a receipt without that Transfer log. A transaction mined again in another block
+ * is not vanished. Transport errors propagate: the caller asks again.
+ */
+export async function vanishedDeposits(client: PublicClient, deposits: readonly EvmDeposit[]): Promise<EvmDeposit[]> {
+  const byTx = new Map<Hex, EvmDeposit[]>();
+  for (const d of deposits) byTx.set(d.txId as Hex, [...(byTx.get(d.txId as Hex) ?? []), d]);
+  const gone: EvmDeposit[] = [];
+  await mapLimit([...byTx.entries()], 8, async ([hash, ds]) => {
+    const receipt = await receiptOrNull(client, hash);
+    for (const d of ds) {
+      if (!receipt || receipt.status !== 'success') {
+        gone.push(d);
+        continue;
+      }
+      if (d.logIndex === null) continue;
+      const token = assetById(d.asset).address;
+      const still = receipt.logs.some((l) => {
+        if (l.address.toLowerCase() !== token || l.topics[0] !== TRANSFER_TOPIC || l.topics.length !== 3) return false;
+        return topicAddress(l.topics[1]) === d.from && topicAddress(l.topics[2]) === d.to && BigInt(l.data) === d.amount;
+      });
+      if (!still) gone.push(d);
+    }
+  });
+  return gone.sort((a, b) => a.block - b.block || (a.logIndex ?? -1) - (b.logIndex ?? -1));
+}
+
+const TRANSFER_TOPIC = keccak256(new TextEncoder().encode('Transfer(address,address,uint256)'));
+
+function topicAddress(topic: Hex | undefined): string {
+  return topic ? `0x${topic.slice(-40)}`.toLowerCase() : '';
+}
+
+async function receiptOrNull(client: PublicClient, hash: Hex): Promise<TransactionReceipt | null> {
+  try {
+    return await client.getTransactionReceipt({ hash });
+  } catch (err) {
+    if (err instanceof Error && err.name === 'TransactionReceiptNotFoundError') return null;
+    throw err;
+  }
+}
+
+export function openEvmChain(opts: EvmChainOptions): EvmChain {
+  const { chain, store, logger } = opts;
+  const evmChainId = CHAINS[chain]?.evmChainId;
+  if (evmChainId === undefined) throw new ConfigError(`${chain} is not an EVM chain of the registry.`);
+  const chainId: number = evmChainId;
+  const required = opts.requiredConfirmations ?? REQUIRED_CONFIRMATIONS[chain];
+  const receiptTimeoutMs = opts.receiptTimeoutMs ?? 120_000;
+  const pollMs = opts.pollMs ?? 500;
+  const rebroadcastMs = opts.rebroadcastMs ?? 10_000;
+  // No transport retries: `send` retries itself with the same bytes, and a failed read is retried by its caller.
+  const client = createPublicClient({ transport: http(opts.rpcUrl, { timeout: opts.rpcTimeoutMs ?? 10_000, retryCount: 0 }) }) as PublicClient;
+  const nativeId: AssetId = `evm:${chainId}.${NATIVE_EVM_ADDRESS}`;
+  const tokens = assetsOn(chain).filter((a) => !a.native && a.address);
+  const tokenByAddress = new Map(tokens.map((a) => [a.address!, a]));
+  const hashes = new BlockHashes(store, chain);
+  const keyLocks = new Locks();
+  const accounts = new Map<string, PrivateKeyAccount>();
+  let checkedChainId: Promise<void> | null = null;
+  let blockReceipts = true;
+
+  /** The node must serve the registry's chain id: transactions are signed for it. */
+  function checkChainId(): Promise<void> {
+    checkedChainId ??= client.getChainId().then(
+      (id) => {
+        if (id !== chainId) throw new ConfigError(`${opts.rpcUrl} serves chain id ${id}, but ${chain} is ${chainId}.`);
+      },
+      (err: unknown) => {
+        checkedChainId = null;
+        throw new Unavailable(`${chain}: RPC unreachable: ${rpcReason(err)}`);
+      },
+    );
+    return checkedChainId;
+  }
+
+  async function account(address: string): Promise<PrivateKeyAccount> {
+    const a = lower(address);
+    const known = accounts.get(a);
+    if (known) return known;
+    const pk = await opts.signers(a);
+    if (!pk) throw new InvalidAddress(`No signer for ${address} on ${chain}.`, 'from');
+    const acct = privateKeyToAccount(pk);
+    if (acct.address.toLowerCase() !== a) throw new ConfigError(`The signer given for ${address} signs for ${acct.address}.`);
+    accounts.set(a, acct);
+    return acct;
+  }
+
+  async function height(): Promise<number> {
+    return Number(await client.getBlockNumber({ cacheTime: 0 }));
+  }
+
+  // ---------------------------------------------------------------- deposits
+
+  /** Successful transaction hashes of a block, from one `eth_getBlockReceipts` when the node has it. */
+  async function failedTxs(blockNumber: number, hashesOfValueTxs: Hex[]): Promise<Set<string>> {
+    const failed = new Set<string>();
+    if (blockReceipts) {
+      try {
+        const receipts = await client.request({ method: 'eth_getBlockReceipts', params: [`0x${blockNumber.toString(16)}`] });
+        for (const r of receipts ?? []) if (r.status !== '0x1') failed.add(r.transactionHash.toLowerCase());
+        return failed;
+      } catch (err) {
+        // Method not found: fall back to one receipt per value transaction from now on.
+        if (rpcError(err)?.code !== -32601) throw err;
+        blockReceipts = false;
+      }
+    }
+    await mapLimit(hashesOfValueTxs, 8, async (hash) => {
+      const r = await client.getTransactionReceipt({ hash });
+      if (r.status !== 'success') failed.add(hash.toLowerCase());
+    });
+    return failed;
+  }
+
+  async function scan(fromBlock: number, toBlock?: number): Promise<EvmDeposit[]> {
+    if (!Number.isSafeInteger(fromBlock) || fromBlock < 0) throw new InvalidRequest('fromBlock must be an integer ≥ 0.', 'fromBlock');
+    await checkChainId();
+    const tip = await height();
+    const to = Math.min(toBlock ?? tip, tip);
+    if (to < fromBlock) return [];
+    const numbers = Array.from({ length: to - fromBlock + 1 }, (_, i) => fromBlock + i);
+    const blocks = await mapLimit(numbers, 8, (n) => client.getBlock({ blockNumber: BigInt(n), includeTransactions: true }));
+    // The blocks must form one chain and the logs come from those very blocks; otherwise a reorg ran under the reads.
+    for (let i = 1; i < blocks.length; i++) {
+      if (blocks[i]!.parentHash !== blocks[i - 1]!.hash) throw new Unavailable(`${chain}: the chain moved during a scan of ${fromBlock}..${to}; scan again.`);
+    }
+    const hashOf = new Map(blocks.map((b) => [Number(b.number), b.hash]));
+    const out: Array<EvmDeposit & { pos: number }> = [];
+
+    for (const b of blocks) {
+      const valueTxs = b.transactions.filter((tx) => tx.value > 0n && tx.to);
+      if (valueTxs.length === 0) continue;
+      const failed = await failedTxs(Number(b.number), valueTxs.map((tx) => tx.hash));
+      for (const tx of valueTxs) {
+        if (failed.has(tx.hash.toLowerCase())) continue;
+        const block = Number(b.number);
+        out.push({
+          txId: tx.hash, chain, asset: nativeId, from: lower(tx.from), to: lower(tx.to!), amount: tx.value,
+          block, confirmations: confirmationsAt(tip, block), blockHash: b.hash, logIndex: null, pos: tx.transactionIndex * 2 ** 20 - 1,
+        });
+      }
+    }
+
+    if (tokens.length > 0) {
+      for (let lo = fromBlock; lo <= to; lo += LOG_RANGE) {
+        const hi = Math.min(to, lo + LOG_RANGE - 1);
+        const logs = await client.getLogs({ address: tokens.map((t) => t.address as Address), event: TRANSFER_EVENT, fromBlock: BigInt(lo), toBlock: BigInt(hi), strict: true });
+        for (const log of logs) {
+          const block = Number(log.blockNumber);
+          if (hashOf.get(block) !== log.blockHash) throw new Unavailable(`${chain}: the chain moved during a scan of ${fromBlock}..${to}; scan again.`);
+          const asset = tokenByAddress.get(log.address.toLowerCase());
+          if (!asset || log.args.value === 0n) continue;
+          out.push({
+            txId: log.transactionHash, chain, asset: asset.id, from: lower(log.args.from), to: lower(log.args.to), amount: log.args.value,
+            block, confirmations: confirmationsAt(tip, block), blockHash: log.blockHash, logIndex: log.logIndex, pos: log.transactionIndex * 2 ** 20 + log.logIndex,
+          });
+        }
+      }
+    }
+
+    await hashes.remember(blocks.map((b) => ({ number: Number(b.number), hash: b.hash })));
+    out.sort((a, b) => a.block - b.block || a.pos - b.pos);
+    return out.map(({ pos: _pos, ...d }) => d);
+  }
+
+  async function canonicalHash(n: number): Promise<string | null> {
+    try {
+      return (await client.getBlock({ blockNumber: BigInt(n) })).hash;
+    } catch (err) {
+      if (err instanceof Error && err.name === 'BlockNotFoundError') return null;
+      throw err;
+    }
+  }
+
+  // ---------------------------------------------------------------- transfers
+
+  function validate(req: EvmSendRequest): void {
+    if (typeof req.key !== 'string' || req.key.length === 0 || req.key.length > MAX_KEY) {
+      throw new InvalidRequest(`key must be a non-empty string of at most ${MAX_KEY} characters.`, 'key');
+    }
+    if (typeof req.asset !== 'string') throw new UnknownAsset('asset must be a canonical asset id.', 'asset');
+    if (assetById(req.asset).chain !== chain) throw new UnknownAsset(`Asset ${req.asset} is not on chain ${chain}.`, 'asset');
+    if (typeof req.from !== 'string' || !isAddress(req.from, { strict: false })) throw new InvalidAddress('from must be an EVM address.', 'from');
+    if (typeof req.to !== 'string' || !isAddress(req.to, { strict: false })) throw new InvalidAddress('to must be an EVM address.', 'to');
+    if (typeof req.amount !== 'bigint' || req.amount <= 0n) throw new InvalidAmount('amount must be a positive bigint of base units.', 'amount');
+  }
+
+  async function outboxEntry(key: string): Promise<OutboxEntry | null> {
+    const raw = await store.getKey(OUTBOX_SPACE, key);
+    return raw ? (JSON.parse(raw) as OutboxEntry) : null;
+  }
+
+  /** What the transaction does: a value transfer, or a token `transfer(to, amount)` call. */
+  function call(asset: AssetId, to: Address, amount: bigint): { to: Address; value: bigint; data?: Hex } {
+    const a = assetById(asset);
+    if (a.native) return { to, value: amount };
+    return { to: a.address as Address, value: 0n, data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [to, amount] }) };
+  }
+
+  /**
+   * Checks before anything is signed: a refusal here moves nothing and the key is not remembered (as on the simulated
+   * ledger). The balance may still change before mining, so the receipt's status stays the real verdict.
+   */
+  async function preflight(req: EvmSendRequest, fees: { maxFeePerGas: bigint }): Promise<bigint> {
+    const from = lower(req.from);
+    const tx = call(req.asset, lower(req.to), req.amount);
+    const insufficient = (balance: bigint, needed: bigint) =>
+      new InsufficientFunds(`${from} holds ${balance} of ${req.asset} on ${chain}, the transfer needs ${needed}.`, {
+        chain, asset: req.asset, address: from, balance: String(balance), amount: String(needed),
+      });
+    if (tx.data) {
+      const balance = await balanceOf(from, req.asset);
+      if (balance < req.amount) throw insufficient(balance, req.amount);
+    }
+    let gas: bigint;
+    try {
+      gas = await client.estimateGas({ account: from, ...tx });
+    } catch (err) {
+      if (!rpcError(err)) throw new Unavailable(`${chain}: RPC unreachable: ${rpcReason(err)}`);
+      throw new InvalidRequest(`${chain}: the node refuses to estimate the transfer: ${rpcReason(err)}`);
+    }
+    // Plain value transfers cost exactly their estimate; contract calls get headroom for state that changes before mining.
+    if (gas !== 21_000n) gas = (gas * 6n) / 5n;
+    const eth = await client.getBalance({ address: from });
+    const needed = gas * fees.maxFeePerGas + tx.value;
+    if (eth < needed) throw insufficient(eth, needed);
+    return gas;
+  }
+
+  async function broadcast(entry: OutboxEntry): Promise<BroadcastOutcome> {
+    try {
+      await client.sendRawTransaction({ serializedTransaction: entry.raw });
+      return { kind: 'accepted' };
+    } catch (err) {
+      return classifyBroadcastError(err);
+    }
+  }
+
+  const nonces = new NonceManager({
+    store,
+    scope: chain,
+    pendingCount: async (address) => client.getTransactionCount({ address: address as Address, blockTag: 'pending' }),
+    async recover(address, nonce, key) {
+      const entry = key ? await outboxEntry(key) : null;
+      if (entry && entry.nonce === nonce && entry.from === address) {
+        const r = await broadcast(entry);
+        logger?.info({ chain, key, nonce, hash: entry.hash, outcome: r.kind }, 'stored transaction rebroadcast on first use of its account');
+        if (r.kind === 'unreachable') throw new Unavailable(`${chain}: RPC unreachable: ${r.reason}`);
+        return;
+      }
+      // Reserved, then the process stopped before the signed transaction was stored: nothing was broadcast for this
+      // nonce, so a zero-value transfer to itself takes it and later transactions do not wait behind a gap.
+      const acct = await account(address);
+      const fees = await client.estimateFeesPerGas();
+      const raw = await acct.signTransaction({ chainId, type: 'eip1559', nonce, to: acct.address, value: 0n, gas: 21_000n, ...fees });
+      const r = await broadcast({ raw } as OutboxEntry);
+      logger?.warn({ chain, address, nonce, key, outcome: r.kind }, 'nonce reserved without a stored transaction filled with a self-transfer');
+      if (r.kind === 'unreachable') throw new Unavailable(`${chain}: RPC unreachable: ${r.reason}`);
+    },
+  });
+
+  /** Signs, stores, then broadcasts once; alone for the account, so nonces go out in order. */
+  async function signAndStore(req: EvmSendRequest): Promise<{ entry: OutboxEntry; broadcast: BroadcastOutcome }> {
+    const from = lower(req.from);
+    const acct = await account(from);
+    const fees = await client.estimateFeesPerGas();
+    const gas = await preflight(req, fees);
+    return nonces.withAccount(from, async (session) => {
+      const nonce = await session.reserve(req.key);
+      const raw = await acct.signTransaction({ chainId, type: 'eip1559', nonce, gas, ...fees, ...call(req.asset, lower(req.to), req.amount) });
+      const entry: OutboxEntry = {
+        v: 1, chain, key: req.key, asset: req.asset, from, to: lower(req.to), amount: String(req.amount),
+        nonce, hash: keccak256(raw), raw, at: Date.now(),
+      };
+      await store.putKey(OUTBOX_SPACE, req.key, JSON.stringify(entry));
+      await opts.beforeBroadcast?.(entry);
+      return { entry, broadcast: await broadcast(entry) };
+    });
+  }
+
+  function transferOf(entry: OutboxEntry, receipt: TransactionReceipt): Transfer {
+    return {
+      txId: entry.hash, key: entry.key, chain, asset: entry.asset, from: entry.from, to: entry.to,
+      amount: BigInt(entry.amount), block: Number(receipt.blockNumber), at: entry.at,
+    };
+  }
+
+  /**
+   * Waits for the stored transaction's receipt, rebroadcasting the same bytes while there is none. Transport errors
+   * (a paused or unreachable node) are retried until the deadline; the answer is the one transaction's outcome.
+   */
+  async function settle(entry: OutboxEntry, first: BroadcastOutcome | null): Promise<Transfer> {
+    const details = { chain, key: entry.key, txId: entry.hash, nonce: entry.nonce, from: entry.from };
+    const deadline = Date.now() + receiptTimeoutMs;
+    let outcome = first;
+    let lastBroadcast = first ? Date.now() : 0;
+    for (;;) {
+      let receipt: TransactionReceipt | null = null;
+      try {
+        receipt = await receiptOrNull(client, entry.hash);
+      } catch (err) {
+        logger?.debug({ ...details, err: rpcReason(err) }, 'receipt not readable yet');
+      }
+      if (receipt) {
+        if (receipt.status === 'success') return transferOf(entry, receipt);
+        throw new TransferReverted(`${chain}: transaction ${entry.hash} of key ${entry.key} reverted in block ${receipt.blockNumber}.`, {
+          ...details, block: Number(receipt.blockNumber),
+        });
+      }
+      if (outcome?.kind === 'nonce-too-low') {
+        // Our hash has no receipt and its nonce is used: another transaction took it, so this one can never be mined.
+        nonces.forget(entry.from);
+        throw new TransferDropped(`${chain}: nonce ${entry.nonce} of ${entry.from} was used by another transaction; ${entry.hash} (key ${entry.key}) will never be mined.`, details);
+      }
+      if (outcome?.kind === 'rejected') {
+        throw new TransferRejected(`${chain}: the node refuses ${entry.hash} (key ${entry.key}): ${outcome.reason}`, { ...details, reason: outcome.reason });
+      }
+      if (Date.now() >= deadline) {
+        throw new TransferPending(`${chain}: no receipt for ${entry.hash} (key ${entry.key}) within ${receiptTimeoutMs} ms; the same key waits for it again.`, details);
+      }
+      if (Date.now() - lastBroadcast >= rebroadcastMs || outcome === null || outcome.kind === 'unreachable') {
+        outcome = await broadcast(entry);
+        lastBroadcast = Date.now();
+        // A rebroadcast that finds the nonce used may just mean our own transaction was mined meanwhile: read again.
+        if (outcome.kind === 'nonce-too-low' || outcome.kind === 'accepted' || outcome.kind === 'known') continue;
+        if (outcome.kind === 'unreachable') logger?.debug({ ...details, err: outcome.reason }, 'broadcast did not reach the node; retrying');
+      }
+      await sleep(pollMs);
+    }
+  }
+
+  async function send(req: EvmSendRequest): Promise<Transfer> {
+    validate(req);
+    await checkChainId();
+    // One call per key at a time in this process: the second reads the outbox the first wrote.
+    return keyLocks.run(req.key, async () => {
+      const stored = await outboxEntry(req.key);
+      if (stored) {
+        if (stored.chain !== chain) throw new InvalidRequest(`key ${req.key} was used on ${stored.chain}.`, 'key');
+        return settle(stored, null);
+      }
+      const { entry, broadcast: first } = await signAndStore(req);
+      return settle(entry, first);
+    });
+  }
+
+  async function balanceOf(address: string, asset: AssetId): Promise<bigint> {
+    const a = assetById(asset);
+    if (a.chain !== chain) throw new UnknownAsset(`Asset ${asset} is not on chain ${chain}.`, 'asset');
+    if (!isAddress(address, { strict: false })) throw new InvalidAddress('address must be an EVM address.', 'address');
+    if (a.native) return client.getBalance({ address: lower(address) });
+    return client.readContract({ address: a.address as Address, abi: erc20Abi, functionName: 'balanceOf', args: [lower(address)] });
+  }
+
+  return {
+    chain,
+    chainId,
+    client,
+    requiredConfirmations: required,
+    height,
+    scan,
+    async checkReorg(upTo) {
+      await checkChainId();
+      return findReorg(hashes, upTo, canonicalHash);
+    },
+    vanished: (deposits) => vanishedDeposits(client, deposits),
+    send,
+    outboxEntry,
+    balanceOf,
+    async confirmations(tx) {
+      return confirmationsAt(await height(), tx.block);
+    },
+  };
+}
