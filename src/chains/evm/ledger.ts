@@ -19,7 +19,7 @@ import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { CHAINS } from '../../assets/chains.js';
 import { NATIVE_EVM_ADDRESS, assetById, assetsOn } from '../../assets/registry.js';
 import type { AssetId, ChainName } from '../../assets/types.js';
-import { ConfigError, InvalidAddress, InvalidAmount, InvalidRequest, UnknownAsset, Unavailable } from '../../errors.js';
+import { ConfigError, InvalidAddress, InvalidAmount, InvalidRequest, RouterError, UnknownAsset, Unavailable } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import type { ActorStore } from '../../store/types.js';
 import { REQUIRED_CONFIRMATIONS, confirmationsAt } from '../blocks.js';
@@ -359,7 +359,13 @@ export function openEvmChain(opts: EvmChainOptions): EvmChain {
   const nonces = new NonceManager({
     store,
     scope: chain,
-    pendingCount: async (address) => client.getTransactionCount({ address: address as Address, blockTag: 'pending' }),
+    async pendingCount(address) {
+      try {
+        return await client.getTransactionCount({ address: address as Address, blockTag: 'pending' });
+      } catch (err) {
+        throw new Unavailable(`${chain}: RPC unreachable: ${rpcReason(err)}`);
+      }
+    },
     async recover(address, nonce, key) {
       const entry = key ? await outboxEntry(key) : null;
       if (entry && entry.nonce === nonce && entry.from === address) {
@@ -383,16 +389,32 @@ export function openEvmChain(opts: EvmChainOptions): EvmChain {
   async function signAndStore(req: EvmSendRequest): Promise<{ entry: OutboxEntry; broadcast: BroadcastOutcome }> {
     const from = lower(req.from);
     const acct = await account(from);
-    const fees = await client.estimateFeesPerGas();
-    const gas = await preflight(req, fees);
+    let fees: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint };
+    let gas: bigint;
+    try {
+      fees = await client.estimateFeesPerGas();
+      gas = await preflight(req, fees);
+    } catch (err) {
+      // Nothing is signed yet: an unreachable node is a plain retriable failure, the key stays free.
+      if (err instanceof RouterError || rpcError(err)) throw err;
+      throw new Unavailable(`${chain}: RPC unreachable: ${rpcReason(err)}`);
+    }
     return nonces.withAccount(from, async (session) => {
       const nonce = await session.reserve(req.key);
-      const raw = await acct.signTransaction({ chainId, type: 'eip1559', nonce, gas, ...fees, ...call(req.asset, lower(req.to), req.amount) });
-      const entry: OutboxEntry = {
-        v: 1, chain, key: req.key, asset: req.asset, from, to: lower(req.to), amount: String(req.amount),
-        nonce, hash: keccak256(raw), raw, at: Date.now(),
-      };
-      await store.putKey(OUTBOX_SPACE, req.key, JSON.stringify(entry));
+      let entry: OutboxEntry;
+      try {
+        const raw = await acct.signTransaction({ chainId, type: 'eip1559', nonce, gas, ...fees, ...call(req.asset, lower(req.to), req.amount) });
+        entry = {
+          v: 1, chain, key: req.key, asset: req.asset, from, to: lower(req.to), amount: String(req.amount),
+          nonce, hash: keccak256(raw), raw, at: Date.now(),
+        };
+        await store.putKey(OUTBOX_SPACE, req.key, JSON.stringify(entry));
+      } catch (err) {
+        // The nonce is reserved but may have no stored transaction: reloading the account recovers it (rebroadcast
+        // if the entry was written after all, else a filler) instead of leaving a gap that blocks later nonces.
+        nonces.forget(from);
+        throw err;
+      }
       await opts.beforeBroadcast?.(entry);
       return { entry, broadcast: await broadcast(entry) };
     });
