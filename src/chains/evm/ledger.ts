@@ -26,7 +26,7 @@ import { REQUIRED_CONFIRMATIONS, confirmationsAt } from '../blocks.js';
 import { InsufficientFunds } from '../errors.js';
 import type { Deposit, Transfer } from '../types.js';
 import { BlockHashes, findReorg, type Reorg } from './block-hashes.js';
-import { TransferDropped, TransferPending, TransferRejected, TransferReverted } from './errors.js';
+import { ChainMoved, TransferDropped, TransferPending, TransferRejected, TransferReverted } from './errors.js';
 import { NonceManager, Locks } from './nonces.js';
 import { classifyBroadcastError, mapLimit, rpcError, rpcReason, sleep, type BroadcastOutcome } from './rpc.js';
 
@@ -242,7 +242,7 @@ export function openEvmChain(opts: EvmChainOptions): EvmChain {
     const blocks = await mapLimit(numbers, 8, (n) => client.getBlock({ blockNumber: BigInt(n), includeTransactions: true }));
     // The blocks must form one chain and the logs come from those very blocks; otherwise a reorg ran under the reads.
     for (let i = 1; i < blocks.length; i++) {
-      if (blocks[i]!.parentHash !== blocks[i - 1]!.hash) throw new Unavailable(`${chain}: the chain moved during a scan of ${fromBlock}..${to}; scan again.`);
+      if (blocks[i]!.parentHash !== blocks[i - 1]!.hash) throw new ChainMoved(`${chain}: the chain moved during a scan of ${fromBlock}..${to}; scan again.`);
     }
     const hashOf = new Map(blocks.map((b) => [Number(b.number), b.hash]));
     const out: Array<EvmDeposit & { pos: number }> = [];
@@ -267,7 +267,7 @@ export function openEvmChain(opts: EvmChainOptions): EvmChain {
         const logs = await client.getLogs({ address: tokens.map((t) => t.address as Address), event: TRANSFER_EVENT, fromBlock: BigInt(lo), toBlock: BigInt(hi), strict: true });
         for (const log of logs) {
           const block = Number(log.blockNumber);
-          if (hashOf.get(block) !== log.blockHash) throw new Unavailable(`${chain}: the chain moved during a scan of ${fromBlock}..${to}; scan again.`);
+          if (hashOf.get(block) !== log.blockHash) throw new ChainMoved(`${chain}: the chain moved during a scan of ${fromBlock}..${to}; scan again.`);
           const asset = tokenByAddress.get(log.address.toLowerCase());
           if (!asset || log.args.value === 0n) continue;
           out.push({
