@@ -3,7 +3,7 @@
 // package of @foundry-rs/anvil; its wrapper's postinstall does not run here, so the binary is resolved directly.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
@@ -37,8 +37,11 @@ export interface AnvilNode {
   stop(): Promise<void>;
   /** SIGKILL without waiting: a crash. */
   kill(): void;
-  /** SIGSTOP: the node keeps its port but stops answering, as a hung or unreachable RPC endpoint does. */
-  pause(): void;
+  /**
+   * SIGSTOP: the node keeps its port but stops answering, as a hung or unreachable RPC endpoint does. Resolves once
+   * every thread of the process is stopped (a thread busy on a CPU still runs for a moment after the signal).
+   */
+  pause(): Promise<void>;
   /** SIGCONT: the node answers again, with the requests queued while it was paused. */
   resume(): void;
 }
@@ -85,6 +88,32 @@ export async function rpcCall<T = unknown>(url: string, method: string, params: 
   const body = (await res.json()) as { result?: T; error?: { code: number; message: string } };
   if (body.error) throw new Error(`${method}: ${body.error.message} (${body.error.code})`);
   return body.result as T;
+}
+
+/** Waits until every thread of `pid` is in the stopped state ('T' in /proc/<pid>/task/<tid>/stat; Linux only). */
+async function waitStopped(pid: number, timeoutMs: number): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  const taskDir = `/proc/${pid}/task`;
+  if (!existsSync(taskDir)) {
+    // No procfs: a short grace period stands in for the check.
+    await new Promise((r) => setTimeout(r, 50));
+    return;
+  }
+  for (;;) {
+    const running = readdirSync(taskDir).some((tid) => {
+      try {
+        const stat = readFileSync(`${taskDir}/${tid}/stat`, 'utf8');
+        // The state follows the command name, which sits in parentheses and may itself hold spaces or parentheses.
+        const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+        return state !== 'T' && state !== 't';
+      } catch {
+        return false; // the thread has exited
+      }
+    });
+    if (!running) return;
+    if (Date.now() > until) throw new Error(`anvil (pid ${pid}) did not stop within ${timeoutMs} ms of SIGSTOP`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
 }
 
 function exited(child: ChildProcess): boolean {
@@ -163,8 +192,10 @@ export async function startAnvil(opts: StartAnvilOptions): Promise<AnvilNode> {
     kill() {
       if (!exited(child)) child.kill('SIGKILL');
     },
-    pause() {
-      if (!exited(child)) child.kill('SIGSTOP');
+    async pause() {
+      if (exited(child)) return;
+      child.kill('SIGSTOP');
+      await waitStopped(child.pid!, 2_000);
     },
     resume() {
       if (!exited(child)) child.kill('SIGCONT');

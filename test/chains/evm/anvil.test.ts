@@ -103,7 +103,7 @@ describe('anvil: stop, kill, pause and resume', () => {
     try {
       await rpcCall(node.url, 'evm_mine');
       const height = await rpcCall<string>(node.url, 'eth_blockNumber');
-      node.pause();
+      await node.pause();
       const t0 = Date.now();
       await expect(rpcCall(node.url, 'eth_blockNumber', [], 500)).rejects.toThrow(/timeout|aborted/i);
       expect(Date.now() - t0).toBeGreaterThanOrEqual(450);
@@ -117,7 +117,7 @@ describe('anvil: stop, kill, pause and resume', () => {
   it('stop also ends a paused node', async () => {
     const node = await startAnvil({ chainId: 1 });
     const pid = node.child.pid!;
-    node.pause();
+    await node.pause();
     await node.stop();
     expect(alive(pid)).toBe(false);
   });

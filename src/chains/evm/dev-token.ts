@@ -1,0 +1,201 @@
+// DevToken (DevToken.sol) on local anvil chains: compiled in-process with the npm solc (no download, no network),
+// placed with anvil_setCode at the registry's real ERC-20 addresses, its metadata written with anvil_setStorageAt.
+// The router then reads and moves tokens at the addresses it uses in production.
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import {
+  createPublicClient,
+  createTestClient,
+  createWalletClient,
+  erc20Abi,
+  getAddress,
+  http,
+  keccak256,
+  numberToHex,
+  pad,
+  stringToBytes,
+  toEventSelector,
+  toFunctionSelector,
+  toHex,
+  type Abi,
+  type AbiEvent,
+  type AbiFunction,
+  type Address,
+  type Hash,
+  type Hex,
+} from 'viem';
+import { assetsOn } from '../../assets/registry.js';
+import { CHAINS } from '../../assets/chains.js';
+import type { ChainName } from '../../assets/types.js';
+
+/** The ABI of DevToken for viem: viem's erc20Abi (the same parameter names as the source) plus the dev-only mint. */
+export const devTokenAbi = [
+  ...erc20Abi,
+  {
+    type: 'function',
+    name: 'mint',
+    stateMutability: 'nonpayable',
+    inputs: [
+      { name: 'to', type: 'address' },
+      { name: 'amount', type: 'uint256' },
+    ],
+    outputs: [],
+  },
+] as const;
+
+export type DevTokenAbi = typeof devTokenAbi;
+
+/** Storage slots of DevToken's state variables (the layout documented in DevToken.sol). */
+export const DEV_TOKEN_SLOTS = { balanceOf: 0n, allowance: 1n, totalSupply: 2n, name: 3n, symbol: 4n, decimals: 5n } as const;
+
+export interface CompiledDevToken {
+  /** The ABI solc produced, checked to hold every entry of devTokenAbi. */
+  abi: DevTokenAbi;
+  /** Runtime code: what anvil_setCode places (no constructor runs at a placed address). */
+  deployedBytecode: Hex;
+}
+
+export interface DevTokenMeta {
+  name: string;
+  symbol: string;
+  decimals: number;
+}
+
+const SOURCE_NAME = 'DevToken.sol';
+let compiled: CompiledDevToken | undefined;
+
+interface SolcOutput {
+  errors?: { severity: 'error' | 'warning' | 'info'; formattedMessage: string }[];
+  contracts?: Record<string, Record<string, {
+    abi: Abi;
+    evm: { deployedBytecode: { object: string } };
+    storageLayout: { storage: { label: string; slot: string; offset: number }[] };
+  }>>;
+}
+
+function signatureOf(item: Abi[number]): string | null {
+  if (item.type === 'function') return `f${toFunctionSelector(item as AbiFunction)}:${(item as AbiFunction).stateMutability}`;
+  if (item.type === 'event') return `e${toEventSelector(item as AbiEvent)}:${(item as AbiEvent).inputs.map((i) => (i.indexed ? 1 : 0)).join('')}`;
+  return null;
+}
+
+/**
+ * Compiles DevToken.sol with the npm solc (its bundled soljson: synchronous, no network) once per process.
+ * Throws when solc reports an error, when the storage layout differs from DEV_TOKEN_SLOTS (placing would then
+ * write the wrong slots), or when the ABI lacks an entry of devTokenAbi.
+ */
+export function compileDevToken(): CompiledDevToken {
+  if (compiled) return compiled;
+  // Loaded here rather than imported: solc's soljson is large and only the devnet and the EVM tests compile.
+  const solc = createRequire(import.meta.url)('solc') as { compile(input: string): string };
+  const content = readFileSync(new URL(`./${SOURCE_NAME}`, import.meta.url), 'utf8');
+  const input = {
+    language: 'Solidity',
+    sources: { [SOURCE_NAME]: { content } },
+    settings: {
+      // A fixed EVM version keeps the bytecode the same whatever solc's default, and anvil runs every Cancun opcode.
+      evmVersion: 'cancun',
+      optimizer: { enabled: true, runs: 200 },
+      outputSelection: { [SOURCE_NAME]: { DevToken: ['abi', 'evm.deployedBytecode.object', 'storageLayout'] } },
+    },
+  };
+  const out = JSON.parse(solc.compile(JSON.stringify(input))) as SolcOutput;
+  const errors = (out.errors ?? []).filter((e) => e.severity === 'error');
+  if (errors.length > 0) throw new Error(`DevToken.sol does not compile:\n${errors.map((e) => e.formattedMessage).join('\n')}`);
+  const contract = out.contracts?.[SOURCE_NAME]?.DevToken;
+  if (!contract) throw new Error('DevToken.sol: solc returned no DevToken contract');
+
+  for (const [label, slot] of Object.entries(DEV_TOKEN_SLOTS)) {
+    const entry = contract.storageLayout.storage.find((s) => s.label === label);
+    if (!entry || BigInt(entry.slot) !== slot || entry.offset !== 0) {
+      throw new Error(`DevToken.sol: ${label} is at slot ${entry?.slot ?? '?'} offset ${entry?.offset ?? '?'}, DEV_TOKEN_SLOTS says ${slot}`);
+    }
+  }
+  const have = new Set(contract.abi.map(signatureOf));
+  for (const item of devTokenAbi) {
+    if (!have.has(signatureOf(item))) throw new Error(`DevToken.sol: the compiled ABI lacks ${item.type} ${item.name} of devTokenAbi`);
+  }
+
+  compiled = { abi: contract.abi as unknown as DevTokenAbi, deployedBytecode: `0x${contract.evm.deployedBytecode.object}` };
+  return compiled;
+}
+
+const word = (n: bigint): Hex => pad(numberToHex(n), { size: 32 });
+
+/** The storage words of a Solidity `string` at `slot`: [slot, value] pairs (short and long encodings). */
+export function stringStorage(slot: bigint, value: string): [Hex, Hex][] {
+  const bytes = stringToBytes(value);
+  const len = BigInt(bytes.length);
+  if (bytes.length < 32) {
+    const inSlot = new Uint8Array(32);
+    inSlot.set(bytes);
+    inSlot[31] = bytes.length * 2;
+    return [[word(slot), toHex(inSlot)]];
+  }
+  const words: [Hex, Hex][] = [[word(slot), word(len * 2n + 1n)]];
+  const base = BigInt(keccak256(word(slot)));
+  for (let i = 0; i * 32 < bytes.length; i++) {
+    const chunk = new Uint8Array(32);
+    chunk.set(bytes.subarray(i * 32, i * 32 + 32));
+    words.push([word(base + BigInt(i)), toHex(chunk)]);
+  }
+  return words;
+}
+
+function testClient(rpcUrl: string) {
+  return createTestClient({ mode: 'anvil', transport: http(rpcUrl) });
+}
+
+/**
+ * Places DevToken's runtime code at `address` and writes its name, symbol and decimals. Balances, allowances and
+ * the total supply already in storage stay (placing again only rewrites the code and the metadata).
+ */
+export async function placeDevToken(rpcUrl: string, address: Address, meta: DevTokenMeta): Promise<void> {
+  if (!Number.isInteger(meta.decimals) || meta.decimals < 0 || meta.decimals > 255) throw new Error(`DevToken decimals ${meta.decimals} is not a uint8`);
+  const { deployedBytecode } = compileDevToken();
+  const client = testClient(rpcUrl);
+  await client.setCode({ address, bytecode: deployedBytecode });
+  const writes = [
+    ...stringStorage(DEV_TOKEN_SLOTS.name, meta.name),
+    ...stringStorage(DEV_TOKEN_SLOTS.symbol, meta.symbol),
+    [word(DEV_TOKEN_SLOTS.decimals), word(BigInt(meta.decimals))] as [Hex, Hex],
+  ];
+  for (const [index, value] of writes) await client.setStorageAt({ address, index, value });
+}
+
+/** The registry's ERC-20s of an EVM chain: every asset with a contract address that is not the native coin. */
+export function registryTokens(chain: ChainName): { symbol: string; decimals: number; address: Address }[] {
+  return assetsOn(chain)
+    .filter((a) => a.address !== null && !a.native)
+    .map((a) => ({ symbol: a.symbol, decimals: a.decimals, address: getAddress(a.address!) }));
+}
+
+/**
+ * Places DevToken at every registry ERC-20 address of `chain`, with the registry's symbol and decimals (name:
+ * "<symbol> (dev)"). The node must answer the chain's registry chain id: the registry's addresses are per chain,
+ * and tokens placed on the wrong node would pass unnoticed.
+ */
+export async function placeDevTokens(rpcUrl: string, chain: ChainName): Promise<void> {
+  const { kind, evmChainId } = CHAINS[chain];
+  if (kind !== 'evm' || evmChainId === undefined) throw new Error(`placeDevTokens: ${chain} is not an EVM chain`);
+  const nodeChainId = await createPublicClient({ transport: http(rpcUrl) }).getChainId();
+  if (nodeChainId !== evmChainId) throw new Error(`placeDevTokens: the node at ${rpcUrl} is chain ${nodeChainId}, ${chain} is ${evmChainId}`);
+  for (const t of registryTokens(chain)) await placeDevToken(rpcUrl, t.address, { name: `${t.symbol} (dev)`, symbol: t.symbol, decimals: t.decimals });
+}
+
+/**
+ * Mints `amount` (base units) of the DevToken at `token` to `to` with a real transaction, so it emits Transfer
+ * from the zero address like any mint, and waits for its receipt. `from` is an account the node signs for
+ * (eth_accounts); the node's first account when absent.
+ */
+export async function mintDevToken(rpcUrl: string, token: Address, to: Address, amount: bigint, opts: { from?: Address } = {}): Promise<Hash> {
+  const transport = http(rpcUrl);
+  const pub = createPublicClient({ transport, pollingInterval: 50 });
+  const from = opts.from ?? (await createWalletClient({ transport }).getAddresses())[0];
+  if (!from) throw new Error(`mintDevToken: the node at ${rpcUrl} signs for no account`);
+  const wallet = createWalletClient({ account: from, transport });
+  const hash = await wallet.writeContract({ address: token, abi: devTokenAbi, functionName: 'mint', args: [to, amount], chain: null });
+  const receipt = await pub.waitForTransactionReceipt({ hash });
+  if (receipt.status !== 'success') throw new Error(`mintDevToken: mint of ${amount} at ${token} reverted (${hash})`);
+  return hash;
+}
