@@ -1,20 +1,24 @@
 // Deposits read from a real anvil chain: native value transfers and registry-token Transfer logs by block range,
 // confirmations from block numbers, and a reorg that drops a deposit's transaction.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createWalletClient, http, type Address } from 'viem';
+import { createWalletClient, erc20Abi, getAddress, http, type Address } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { startAnvil, type AnvilNode } from '../../../src/chains/evm/anvil.js';
+import type { AnvilNode } from '../../../src/chains/evm/anvil.js';
 import { openEvmChain, type EvmChain } from '../../../src/chains/evm/ledger.js';
-import { NATIVE_EVM_ADDRESS } from '../../../src/assets/registry.js';
+import { NATIVE_EVM_ADDRESS, findAsset } from '../../../src/assets/registry.js';
+import { mintDevToken } from '../../../src/chains/evm/dev-token.js';
+import { startDevChain } from './support.js';
 import { client, fundedAccount, memStore, mine, randomAddress, rpc } from './ledger-support.js';
 
 const NATIVE = `evm:8453.${NATIVE_EVM_ADDRESS}`;
+const USDC = findAsset('base', 'USDC')!;
+const USDC_ADDRESS = getAddress(USDC.address!);
 
 let node: AnvilNode;
 let chain: EvmChain;
 
 beforeAll(async () => {
-  node = await startAnvil({ chainId: 8453 });
+  node = await startDevChain('base');
   chain = openEvmChain({ chain: 'base', rpcUrl: node.url, store: memStore(), signers: () => null });
 });
 afterAll(async () => {
@@ -49,29 +53,66 @@ describe('EVM deposits (anvil)', () => {
     expect(await chain.scan(paid.block + 3, paid.block + 10)).toEqual([]);
   });
 
-  it('a reorg of depth 2 that drops a deposit is detected, the deposit reported as vanished, and a rescan omits it', async () => {
+  it('an ERC-20 transfer of a registry token shows with the token asset, its sender and its log index', async () => {
+    const sender = await fundedAccount(node);
+    await mintDevToken(node.url, USDC_ADDRESS, sender.address, 5_000_000n);
+    const to = randomAddress();
+    const wallet = createWalletClient({ account: privateKeyToAccount(sender.key), transport: http(node.url) });
+    const hash = await wallet.writeContract({ address: USDC_ADDRESS, abi: erc20Abi, functionName: 'transfer', args: [to, 1_250_000n], chain: null });
+    const receipt = await client(node).waitForTransactionReceipt({ hash });
+    const block = Number(receipt.blockNumber);
+    const found = (await chain.scan(block - 1, block)).filter((d) => d.to === to || d.to === sender.address);
+    expect(found).toEqual([
+      // The mint, one block earlier, is a transfer from the zero address like any ERC-20 mint.
+      expect.objectContaining({ asset: USDC.id, from: NATIVE_EVM_ADDRESS, to: sender.address, amount: 5_000_000n, block: block - 1, confirmations: 2 }),
+      {
+        txId: hash, chain: 'base', asset: USDC.id, from: sender.address, to, amount: 1_250_000n, block, confirmations: 1,
+        blockHash: receipt.blockHash, logIndex: receipt.logs[0]!.logIndex,
+      },
+    ]);
+    await mine(node, 4);
+    expect((await chain.scan(block, block)).find((d) => d.txId === hash)?.confirmations).toBe(5);
+  });
+
+  it('a value transaction that reverts moves nothing and is no deposit', async () => {
+    const sender = await fundedAccount(node);
+    const wallet = createWalletClient({ account: privateKeyToAccount(sender.key), transport: http(node.url) });
+    // The token contract has no payable fallback: the value transfer reverts (a fixed gas skips the estimate).
+    const hash = await wallet.sendTransaction({ to: USDC_ADDRESS, value: 1_000n, gas: 100_000n, chain: null });
+    const receipt = await client(node).waitForTransactionReceipt({ hash });
+    expect(receipt.status).toBe('reverted');
+    const block = Number(receipt.blockNumber);
+    expect((await chain.scan(block, block)).filter((d) => d.txId === hash)).toEqual([]);
+  });
+
+  it('a reorg of depth 2 that drops deposits is detected, the deposits reported as vanished, and a rescan omits them', async () => {
+    const tokenSender = await fundedAccount(node);
+    await mintDevToken(node.url, USDC_ADDRESS, tokenSender.address, 1_000n);
     const keep = randomAddress();
     const kept = await payNative(keep, 1_000n);
     await mine(node, 1);
     const drop = randomAddress();
     const dropped = await payNative(drop, 2_000n);
-    await mine(node, 1);
+    const wallet = createWalletClient({ account: privateKeyToAccount(tokenSender.key), transport: http(node.url) });
+    const tokenHash = await wallet.writeContract({ address: USDC_ADDRESS, abi: erc20Abi, functionName: 'transfer', args: [drop, 300n], chain: null });
+    await client(node).waitForTransactionReceipt({ hash: tokenHash });
     const top = await chain.height();
     expect(top).toBe(dropped.block + 1);
     const seen = await chain.scan(kept.block, top);
     const ours = seen.filter((d) => d.to === keep || d.to === drop);
-    expect(ours.map((d) => d.to)).toEqual([keep, drop]);
+    expect(ours.map((d) => [d.to, d.asset])).toEqual([[keep, NATIVE], [drop, NATIVE], [drop, USDC.id]]);
     expect(await chain.checkReorg(top)).toBeNull();
 
-    // Replace the last two blocks (the dropped deposit's block and the one after) with empty ones.
+    // Replace the last two blocks (the native and the token deposit to `drop`) with empty ones.
     await rpc(node, 'anvil_reorg', [2, []]);
     await expect(client(node).getTransactionReceipt({ hash: dropped.hash })).rejects.toThrow();
+    await expect(client(node).getTransactionReceipt({ hash: tokenHash })).rejects.toThrow();
 
     const reorg = await chain.checkReorg(top);
     expect(reorg).toEqual({ from: dropped.block, upTo: top, depth: 2, beyondWindow: false });
     expect(await chain.vanished(ours)).toEqual(ours.filter((d) => d.to === drop));
 
-    // The caller rewinds its cursor to reorg.from - 1 and scans again: the dropped deposit is not there any more.
+    // The caller rewinds its cursor to reorg.from - 1 and scans again: the dropped deposits are not there any more.
     const rescanned = await chain.scan(reorg!.from, await chain.height());
     expect(rescanned.filter((d) => d.to === drop)).toEqual([]);
     expect(await chain.checkReorg(await chain.height())).toBeNull();
