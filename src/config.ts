@@ -1,8 +1,35 @@
 // The one typed config, built from an injected environment at start. Absent = default; present but invalid
 // stops the start with a ConfigError naming the variable. Nothing else in the service reads process.env.
+import { inspect } from 'node:util';
+import { CHAINS } from './assets/chains.js';
+import { CHAIN_NAMES, type ChainName } from './assets/types.js';
 import { ConfigError } from './errors.js';
 import { mongoDatabaseOf, mongoDatabaseProblem } from './store/mongo-url.js';
 import { parseSeed, type MasterSeed } from './vaults/seed.js';
+
+/**
+ * A private key from the environment (0x + 64 hex). The text sits in a private field, so JSON, String() and
+ * util.inspect of the config never show it; only the code that signs calls `reveal()`.
+ */
+export class SecretKey {
+  readonly #hex: `0x${string}`;
+  constructor(hex: `0x${string}`) {
+    this.#hex = hex;
+    Object.freeze(this);
+  }
+  reveal(): `0x${string}` {
+    return this.#hex;
+  }
+  toJSON(): string {
+    return '[redacted]';
+  }
+  toString(): string {
+    return 'SecretKey [redacted]';
+  }
+  [inspect.custom](): string {
+    return this.toString();
+  }
+}
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -86,6 +113,15 @@ export interface Config {
     /** ROUTER_ORDER_SHORTFALL_TOLERANCE_BPS, default 100: a step re-priced this far below its quote freezes the order. */
     shortfallToleranceBps: number;
   };
+  /** Real EVM chains: every chain absent from `rpc` stays on the simulated ledger. */
+  evm: {
+    /** ROUTER_EVM_RPC_<CHAIN> (e.g. ROUTER_EVM_RPC_BASE), an http(s) JSON-RPC URL per registry EVM chain. */
+    rpc: Partial<Record<ChainName, string>>;
+    /** ROUTER_EVM_TREASURY_KEY: the address holding the router's money on real chains (pools, holdings, fees). */
+    treasuryKey: SecretKey | null;
+    /** ROUTER_EVM_GAS_KEY: the address paying gas for sends from deposit addresses. */
+    gasKey: SecretKey | null;
+  };
 }
 
 type Env = Record<string, string | undefined>;
@@ -157,6 +193,47 @@ function storeConfig(env: Env): Config['store'] {
   return { kind, mongodbUrl: url };
 }
 
+/** The EVM chains of the registry, in registry order: the ones ROUTER_EVM_RPC_<CHAIN> may name. */
+const EVM_CHAINS: readonly ChainName[] = CHAIN_NAMES.filter((c) => CHAINS[c].kind === 'evm');
+const RPC_PREFIX = 'ROUTER_EVM_RPC_';
+
+/** A URL may carry an API key, so messages name the variable, never the value. */
+function rpcUrl(name: string, raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    throw new ConfigError(`${name} must be an http(s) URL (value not shown).`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`${name} must be an http(s) URL (value not shown).`);
+  return raw.trim();
+}
+
+function secretKey(env: Env, name: string): SecretKey | null {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return null;
+  if (!/^0x[0-9a-fA-F]{64}$/.test(raw.trim())) throw new ConfigError(`${name} must be a private key: 0x and 64 hex digits (value not shown).`);
+  return new SecretKey(raw.trim() as `0x${string}`);
+}
+
+function evmConfig(env: Env): Config['evm'] {
+  const rpc: Partial<Record<ChainName, string>> = {};
+  for (const [name, raw] of Object.entries(env)) {
+    if (!name.startsWith(RPC_PREFIX) || raw === undefined || raw === '') continue;
+    const chain = EVM_CHAINS.find((c) => `${RPC_PREFIX}${c.toUpperCase()}` === name);
+    // A misspelt chain would otherwise leave that chain simulated without a word.
+    if (!chain) throw new ConfigError(`${name} names no EVM chain; use one of ${EVM_CHAINS.map((c) => RPC_PREFIX + c.toUpperCase()).join(', ')}.`);
+    rpc[chain] = rpcUrl(name, raw);
+  }
+  const treasuryKey = secretKey(env, 'ROUTER_EVM_TREASURY_KEY');
+  const gasKey = secretKey(env, 'ROUTER_EVM_GAS_KEY');
+  const missing = [treasuryKey ? null : 'ROUTER_EVM_TREASURY_KEY', gasKey ? null : 'ROUTER_EVM_GAS_KEY'].filter((n) => n !== null);
+  if (Object.keys(rpc).length > 0 && missing.length > 0) {
+    throw new ConfigError(`${Object.keys(rpc).map((c) => RPC_PREFIX + c.toUpperCase()).join(', ')} needs ${missing.join(' and ')}: the router signs its sends on a real chain with them.`);
+  }
+  return { rpc, treasuryKey, gasKey };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   return {
     portA: int(env, 'ROUTER_PORT_A', 8080, 0, 65535),
@@ -212,5 +289,6 @@ export function loadConfig(env: Env = process.env): Config {
       backoffMs: int(env, 'ROUTER_ORDER_BACKOFF_MS', 2000, 1, 3_600_000),
       shortfallToleranceBps: int(env, 'ROUTER_ORDER_SHORTFALL_TOLERANCE_BPS', 100, 0, 10_000),
     },
+    evm: evmConfig(env),
   };
 }

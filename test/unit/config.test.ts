@@ -98,3 +98,52 @@ describe('Config: Family B (the gateway)', () => {
     if (name === 'ROUTER_GATEWAY_SECRET') expect(() => loadConfig({ [name]: value })).not.toThrow(value);
   });
 });
+
+describe('Config: real EVM chains (ROUTER_EVM_RPC_<CHAIN>, ROUTER_EVM_TREASURY_KEY, ROUTER_EVM_GAS_KEY)', () => {
+  const TREASURY = `0x${'11'.repeat(32)}`;
+  const GAS = `0x${'22'.repeat(32)}`;
+  const keys = { ROUTER_EVM_TREASURY_KEY: TREASURY, ROUTER_EVM_GAS_KEY: GAS };
+
+  it('none set: every chain is simulated', () => {
+    expect(loadConfig({}).evm.rpc).toEqual({});
+    expect(loadConfig({}).evm.treasuryKey).toBeNull();
+  });
+
+  it('an RPC URL per registry EVM chain, with both keys', () => {
+    const c = loadConfig({ ROUTER_EVM_RPC_BASE: 'http://127.0.0.1:8546', ROUTER_EVM_RPC_ARBITRUM: 'https://arb.example/v2/k', ...keys });
+    expect(c.evm.rpc).toEqual({ base: 'http://127.0.0.1:8546', arbitrum: 'https://arb.example/v2/k' });
+    expect(c.evm.treasuryKey?.reveal()).toBe(TREASURY);
+    expect(c.evm.gasKey?.reveal()).toBe(GAS);
+  });
+
+  it('the keys never show in JSON, String() or util.inspect of the config', async () => {
+    const { inspect } = await import('node:util');
+    const c = loadConfig({ ROUTER_EVM_RPC_BASE: 'http://127.0.0.1:8546', ...keys });
+    for (const text of [JSON.stringify(c), String(c.evm.treasuryKey), inspect(c, { depth: 10 })]) {
+      expect(text).not.toContain('1111111111');
+      expect(text).not.toContain('2222222222');
+    }
+  });
+
+  it('an RPC without the keys stops the start naming the missing ones', () => {
+    expect(() => loadConfig({ ROUTER_EVM_RPC_BASE: 'http://127.0.0.1:8546' })).toThrow(/ROUTER_EVM_TREASURY_KEY and ROUTER_EVM_GAS_KEY/);
+    expect(() => loadConfig({ ROUTER_EVM_RPC_BASE: 'http://127.0.0.1:8546', ROUTER_EVM_TREASURY_KEY: TREASURY })).toThrow(/needs ROUTER_EVM_GAS_KEY/);
+    expect(() => loadConfig({ ROUTER_EVM_RPC_BASE: 'http://127.0.0.1:8546', ROUTER_EVM_GAS_KEY: GAS })).toThrow(ConfigError);
+  });
+
+  it('a non-http(s) URL, a chain that is not an EVM chain of the registry, or a malformed key is refused, value not shown', () => {
+    const bad: Array<[Record<string, string>, RegExp]> = [
+      [{ ROUTER_EVM_RPC_BASE: 'ws://127.0.0.1:8546', ...keys }, /ROUTER_EVM_RPC_BASE must be an http\(s\) URL/],
+      [{ ROUTER_EVM_RPC_BASE: 'not a url', ...keys }, /ROUTER_EVM_RPC_BASE/],
+      [{ ROUTER_EVM_RPC_BITCOIN: 'http://127.0.0.1:8332', ...keys }, /ROUTER_EVM_RPC_BITCOIN names no EVM chain/],
+      [{ ROUTER_EVM_RPC_BASSE: 'http://127.0.0.1:8546', ...keys }, /ROUTER_EVM_RPC_BASSE/],
+      [{ ROUTER_EVM_RPC_BASE: 'http://127.0.0.1:8546', ...keys, ROUTER_EVM_TREASURY_KEY: '0x1234' }, /ROUTER_EVM_TREASURY_KEY must be a private key/],
+      [{ ROUTER_EVM_RPC_BASE: 'http://127.0.0.1:8546', ...keys, ROUTER_EVM_GAS_KEY: `${'33'.repeat(32)}` }, /ROUTER_EVM_GAS_KEY/],
+    ];
+    for (const [env, msg] of bad) {
+      expect(() => loadConfig(env)).toThrow(ConfigError);
+      expect(() => loadConfig(env)).toThrow(msg);
+    }
+    expect(() => loadConfig({ ROUTER_EVM_RPC_BASE: 'http://u:secretpw@127.0.0.1', ...keys, ROUTER_EVM_GAS_KEY: '0xzz' })).not.toThrow(/secretpw|0xzz/);
+  });
+});
