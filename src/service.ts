@@ -18,7 +18,9 @@ import { openSqliteStore } from './store/index.js';
 import type { ActorStore } from './store/types.js';
 import { createSimMarket, type SimMarket } from './venues/index.js';
 import { openSimChains } from './chains/index.js';
-import { createVaults, loadOrCreateSeed } from './vaults/index.js';
+import { openHybridChains } from './chains/hybrid-chains.js';
+import { ConfigError } from './errors.js';
+import { createVaultDirectory, createVaults, loadOrCreateSeed, recordingVaults } from './vaults/index.js';
 
 export interface EmbeddedService {
   appA: Koa;
@@ -55,9 +57,30 @@ export async function composeActorHost(
   const market = createSimMarket(config.sim);
   // The simulated ledger lives in `router.sqlite` of the data dir (beside the embedded store's tables, ledger_*), so
   // processes of one host share one simulated world.
-  const chains = openSimChains({ file: join(config.dataDir, 'router.sqlite'), clock });
+  const sim = openSimChains({ file: join(config.dataDir, 'router.sqlite'), clock });
   const seed = await loadOrCreateSeed({ configured: config.vaultSeed, dataDir: config.dataDir, logger, allowGenerate: deps.generateSeed });
-  const vaults = createVaults({ seed, sequences: store });
+  let vaults = createVaults({ seed, sequences: store });
+  let chains: SimChains = sim;
+  const { rpc, treasuryKey, gasKey } = config.evm;
+  if (Object.keys(rpc).length > 0) {
+    // Real EVM chains: the simulated ledger stays the books, and sends from deposit addresses need their keys, found
+    // from the address through the directory the vaults write before an address is shown.
+    if (!treasuryKey || !gasKey) throw new ConfigError('ROUTER_EVM_RPC_* needs ROUTER_EVM_TREASURY_KEY and ROUTER_EVM_GAS_KEY.');
+    const directory = createVaultDirectory({ seed, store });
+    vaults = recordingVaults(vaults, directory);
+    chains = openHybridChains({
+      sim,
+      rpc,
+      store,
+      treasuryKey: treasuryKey.reveal(),
+      gasKey: gasKey.reveal(),
+      depositAddresses: {
+        has: async (address) => (await directory.indexOf('bip44-evm', address)) !== null,
+        keyOf: (address) => directory.evmKeyOf(address),
+      },
+      logger,
+    });
+  }
   const router = createRouter({
     market,
     deadlines: config.routing.deadlines,

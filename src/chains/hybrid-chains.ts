@@ -1,0 +1,351 @@
+// The chains port over the simulated ledger plus real EVM nodes: each chain named in `rpc` moves real money through
+// its node (src/chains/evm/ledger.ts), every other chain stays simulated as before.
+//
+// On a real chain the simulated ledger stays the router's bookkeeping: holdings (`order:<id>`), venue pools, `fees`
+// and `mint` are its accounts, and all of them stand for money the router's treasury address holds on that chain
+// (venues stay simulated, so a pool is only a line in the books). A transfer whose two sides are the same real address
+// (e.g. `pool:x` → `order:y`, both the treasury) is bookkeeping only; any other is first sent on chain with the same
+// key (exactly once per key, the EVM outbox) and then booked with that key, and it answers the real transaction hash.
+// Deposits are read from the node; one to a deposit address is booked as `mint` → deposit address before the
+// deposit feed hears of it, so the address's bookkeeping balance exists when the order spends it.
+import { encodeFunctionData, erc20Abi, isAddress, type Address, type Hex } from 'viem';
+import { privateKeyToAddress } from 'viem/accounts';
+import { NATIVE_EVM_ADDRESS, assetById } from '../assets/registry.js';
+import type { AssetId, ChainName } from '../assets/types.js';
+import { InvalidAddress, InvalidRequest, RouterError, Unavailable } from '../errors.js';
+import type { Logger } from '../log.js';
+import { FEES_ACCOUNT, holdingAccount } from '../orders/money.js';
+import type { ActorStore } from '../store/types.js';
+import { MINT_ACCOUNT, accountKey, isUnbounded } from './accounts.js';
+import { InsufficientFunds } from './errors.js';
+import { openEvmChain, type EvmChain, type EvmChainOptions } from './evm/ledger.js';
+import { rpcError, rpcReason } from './evm/rpc.js';
+import type { ChainLedger, Deposit, SimChains, Transfer, TransferFilter, TransferRequest } from './types.js';
+import { WatchHub } from './watch-hub.js';
+
+/** Bookkeeping key → the real transaction it was booked for: `{ txId, block }`. */
+export const REAL_TX_SPACE = 'evm-real-tx';
+/** Real transaction hash → the bookkeeping keys booked for it (JSON array), so a filter by hash finds them. */
+export const REAL_KEYS_SPACE = 'evm-real-keys';
+
+/** Top-ups of one send's gas before it gives up (each follows a fee rise between a top-up and the signing). */
+const MAX_GAS_TOPUPS = 5;
+
+const HOLDING_PREFIX = holdingAccount('');
+
+export interface HybridChainsOptions {
+  /** The bookkeeping of every chain, and the whole ledger of the simulated ones. */
+  sim: SimChains;
+  /** JSON-RPC URL per real chain (registry EVM chains only). */
+  rpc: Partial<Record<ChainName, string>>;
+  /** The EVM outbox, nonces, block hashes and the real-transaction map live here (the ActorStore's key space). */
+  store: Pick<ActorStore, 'getKey' | 'putKey'>;
+  /** Signs for the treasury: the real address behind every internal account. */
+  treasuryKey: Hex;
+  /** Signs the gas top-ups of deposit addresses. */
+  gasKey: Hex;
+  /** The router's deposit addresses (issued by its vaults) and their keys. */
+  depositAddresses: {
+    has(address: string): Promise<boolean>;
+    keyOf(address: string): Promise<Hex | null>;
+  };
+  logger?: Logger;
+  /** How often real-chain watches poll; default 1000 ms, 0 = only on `poll()`. */
+  pollMs?: number;
+  /** Passed to every `openEvmChain` (timeouts, polling; tests shorten them). */
+  evm?: Partial<Omit<EvmChainOptions, 'chain' | 'rpcUrl' | 'store' | 'signers' | 'logger'>>;
+}
+
+export interface HybridChains extends SimChains {
+  /** The real chains and their EVM adapters. */
+  readonly real: ReadonlyMap<ChainName, EvmChain>;
+  /** The address holding the router's money on every real chain. */
+  readonly treasury: Address;
+  /** The address paying deposit addresses' gas. */
+  readonly gasAccount: Address;
+}
+
+interface RealTx {
+  txId: string;
+  block: number;
+}
+
+export function openHybridChains(opts: HybridChainsOptions): HybridChains {
+  const { sim, store, depositAddresses, logger } = opts;
+  const treasury = privateKeyToAddress(opts.treasuryKey).toLowerCase() as Address;
+  const gasAccount = privateKeyToAddress(opts.gasKey).toLowerCase() as Address;
+
+  const signers = async (address: string): Promise<Hex | null> => {
+    const a = address.toLowerCase();
+    if (a === treasury) return opts.treasuryKey;
+    if (a === gasAccount) return opts.gasKey;
+    return depositAddresses.keyOf(a);
+  };
+
+  const real = new Map<ChainName, EvmChain>();
+  for (const [chain, rpcUrl] of Object.entries(opts.rpc) as Array<[ChainName, string | undefined]>) {
+    if (!rpcUrl) continue;
+    real.set(chain, openEvmChain({ ...opts.evm, chain, rpcUrl, store, signers, ...(logger ? { logger } : {}) }));
+  }
+  // Chain names and public addresses only: an RPC URL may carry an API key.
+  logger?.info({ chains: [...real.keys()], treasury, gasAccount }, 'real EVM chains; the others stay simulated');
+
+  const evmOf = (chain: ChainName): EvmChain | undefined => real.get(chain);
+
+  /** Internal accounts are bookkeeping names; anything else on an EVM chain must be an EVM address. */
+  function isInternal(address: string): boolean {
+    return isUnbounded(address) || address === FEES_ACCOUNT || (address.startsWith(HOLDING_PREFIX) && address.length > HOLDING_PREFIX.length);
+  }
+
+  function onChain(address: string, field: 'from' | 'to'): Address {
+    if (typeof address === 'string' && isInternal(address)) return treasury;
+    if (typeof address !== 'string' || !isAddress(address, { strict: false })) {
+      throw new InvalidAddress(`${field} must be an EVM address or an internal account of the router.`, field);
+    }
+    return address.toLowerCase() as Address;
+  }
+
+  // ------------------------------------------------------------------ real transaction map
+
+  async function realTxOf(key: string): Promise<RealTx | null> {
+    const raw = await store.getKey(REAL_TX_SPACE, key);
+    return raw ? (JSON.parse(raw) as RealTx) : null;
+  }
+
+  async function keysOf(txId: string): Promise<string[]> {
+    const raw = await store.getKey(REAL_KEYS_SPACE, txId.toLowerCase());
+    return raw ? (JSON.parse(raw) as string[]) : [];
+  }
+
+  /** Written before the bookkeeping transfer, so a booked transfer on a real chain always finds its transaction. */
+  async function remember(key: string, tx: RealTx): Promise<void> {
+    await store.putKey(REAL_TX_SPACE, key, JSON.stringify(tx));
+    const keys = await keysOf(tx.txId);
+    if (!keys.includes(key)) await store.putKey(REAL_KEYS_SPACE, tx.txId.toLowerCase(), JSON.stringify([...keys, key]));
+  }
+
+  /** A bookkeeping transfer as the chain knows it: the real hash and block when it was sent or deposited for real. */
+  async function withRealTx(t: Transfer): Promise<Transfer> {
+    if (!real.has(t.chain)) return t;
+    const r = await realTxOf(t.key);
+    return r ? { ...t, txId: r.txId, block: r.block } : t;
+  }
+
+  // ------------------------------------------------------------------ gas of deposit addresses
+
+  /**
+   * Gives a deposit address the ETH its send needs (estimated gas × maxFeePerGas, the same headroom the send's own
+   * preflight adds) from the gas account, keyed `<key>:gas` (then `<key>:gas:2`… should fees rise between a top-up
+   * and the signing), so a retried send never tops up twice for one shortfall.
+   *
+   * Accounting: this ETH is the router's execution cost. The order already paid for it in the bookkeeping: every step
+   * moves its `cost` to `fees` (the quote's execution cost), which on a real chain is money in the treasury; the
+   * gas account's spend is the matching expense, outside the bookkeeping ledger (it is not an order's asset), and
+   * the dust a send leaves unspent stays on the deposit address. Reconciling the two is not built yet.
+   */
+  async function fundGas(evm: EvmChain, key: string, asset: AssetId, from: Address, to: Address, amount: bigint): Promise<void> {
+    // Signed already: the send only waits for its transaction, whose gas was settled before it was signed.
+    if (await evm.outboxEntry(key)) return;
+    const native: AssetId = `evm:${evm.chainId}.${NATIVE_EVM_ADDRESS}`;
+    for (let n = 1; n <= MAX_GAS_TOPUPS; n++) {
+      const topUpKey = n === 1 ? `${key}:gas` : `${key}:gas:${n}`;
+      const stored = await evm.outboxEntry(topUpKey);
+      if (stored) {
+        // An earlier attempt's top-up: wait for it (it may still be pending) before judging the balance again.
+        await evm.send({ key: topUpKey, asset: native, from: gasAccount, to: from, amount: BigInt(stored.amount) });
+        continue;
+      }
+      const { need, have } = await gasNeed(evm, asset, from, to, amount);
+      if (have >= need) return;
+      await evm.send({ key: topUpKey, asset: native, from: gasAccount, to: from, amount: need - have });
+      logger?.debug({ chain: evm.chain, key: topUpKey, address: from, amount: String(need - have) }, 'deposit address topped up with gas');
+      return;
+    }
+    const { need, have } = await gasNeed(evm, asset, from, to, amount);
+    if (have < need) throw new Unavailable(`${evm.chain}: ${from} still lacks gas for ${key} after ${MAX_GAS_TOPUPS} top-ups; retry later.`);
+  }
+
+  async function gasNeed(evm: EvmChain, asset: AssetId, from: Address, to: Address, amount: bigint): Promise<{ need: bigint; have: bigint }> {
+    const a = assetById(asset);
+    const call = a.native
+      ? { to, value: amount }
+      : { to: a.address as Address, data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [to, amount] }) };
+    try {
+      let gas = await evm.client.estimateGas({ account: from, ...call });
+      // The send's preflight adds 20 % to contract calls; the top-up must cover what it will ask for.
+      if (gas !== 21_000n) gas = (gas * 6n) / 5n;
+      const fees = await evm.client.estimateFeesPerGas();
+      const have = await evm.client.getBalance({ address: from });
+      return { need: gas * fees.maxFeePerGas + (a.native ? amount : 0n), have };
+    } catch (err) {
+      if (err instanceof RouterError) throw err;
+      if (!rpcError(err)) throw new Unavailable(`${evm.chain}: RPC unreachable: ${rpcReason(err)}`);
+      throw new InvalidRequest(`${evm.chain}: the node refuses to estimate the send from ${from}: ${rpcReason(err)}`);
+    }
+  }
+
+  // ------------------------------------------------------------------ transfers
+
+  async function transfer(req: TransferRequest): Promise<Transfer> {
+    const evm = evmOf(req.chain);
+    if (!evm) return sim.transfer(req);
+    // A booked key answers what it booked, whatever this request says (the port's idempotency), without the node.
+    if (typeof req.key === 'string' && req.key.length > 0) {
+      const [booked] = await sim.transfers({ key: req.key });
+      if (booked) return withRealTx(booked);
+    }
+    const from = onChain(req.from, 'from');
+    const to = onChain(req.to, 'to');
+    if (from === to) return sim.transfer(req);
+    // The books must allow it before real money moves: the treasury on chain holds more than any one holding owns.
+    // One order's transfers run one at a time, so this check and the booking below do not race for its accounts.
+    if (!isUnbounded(accountKey(req.chain, req.from))) {
+      const balance = await sim.balanceOf(req.chain, req.from, req.asset);
+      if (typeof req.amount === 'bigint' && balance < req.amount) {
+        throw new InsufficientFunds(`${req.from} holds ${balance} of ${req.asset} on ${req.chain}, less than the ${req.amount} to send.`, {
+          chain: req.chain, asset: req.asset, address: req.from, balance: String(balance), amount: String(req.amount),
+        });
+      }
+    }
+    // The router's own accounts hold ETH; a deposit address holds only what the user sent.
+    if (from !== treasury && from !== gasAccount) await fundGas(evm, req.key, req.asset, from, to, req.amount);
+    const sent = await evm.send({ key: req.key, asset: req.asset, from, to, amount: req.amount });
+    await remember(req.key, { txId: sent.txId, block: sent.block });
+    // Booked as sent: after a crash between the two, the outbox's transaction is the truth for this key.
+    const booked = await sim.transfer({ ...req, asset: sent.asset, amount: sent.amount });
+    return { ...booked, txId: sent.txId, block: sent.block };
+  }
+
+  async function transfers(filter: TransferFilter = {}): Promise<Transfer[]> {
+    if (real.size === 0) return sim.transfers(filter);
+    // Block bounds and hashes are those of the real chain on real chains, so both are applied after the translation.
+    const { fromBlock, toBlock, txId, ...rest } = filter;
+    let list: Transfer[];
+    const keys = txId === undefined ? [] : await keysOf(txId);
+    if (keys.length > 0) {
+      const wanted = rest.key === undefined ? keys : keys.filter((k) => k === rest.key);
+      list = (await Promise.all(wanted.map((key) => sim.transfers({ ...rest, key })))).flat();
+    } else {
+      list = await sim.transfers(txId === undefined ? rest : { ...rest, txId });
+    }
+    const out = await Promise.all(list.map(withRealTx));
+    return out.filter(
+      (t) =>
+        (txId === undefined || t.txId.toLowerCase() === txId.toLowerCase()) &&
+        (fromBlock === undefined || t.block >= fromBlock) &&
+        (toBlock === undefined || t.block <= toBlock),
+    );
+  }
+
+  // ------------------------------------------------------------------ deposits
+
+  /**
+   * Transfers in the blocks, from the node. The router's own sends (payouts and gas top-ups, from the treasury or
+   * the gas account) are not deposits and are left out. A transfer into a deposit address is booked (`mint` →
+   * address, key `deposit:<chain>:<txId>:<logIndex|value>`, idempotent) before it is answered.
+   *
+   * Not yet: a reorg that drops a deposit is not told to its order nor unbooked. The deposit feed's passes read
+   * each block once from a durable cursor; on chains whose required confirmations outlast their reorgs (the L2s
+   * at 1, ethereum at 3) that is the exposure the confirmation policy accepts.
+   */
+  async function scanReal(evm: EvmChain, fromBlock: number, toBlock?: number): Promise<Deposit[]> {
+    const found = await evm.scan(fromBlock, toBlock);
+    const out: Deposit[] = [];
+    for (const d of found) {
+      if (d.from === treasury || d.from === gasAccount) continue;
+      if (await depositAddresses.has(d.to)) {
+        const key = `deposit:${evm.chain}:${d.txId}:${d.logIndex ?? 'value'}`;
+        await remember(key, { txId: d.txId, block: d.block });
+        await sim.transfer({ key, chain: evm.chain, asset: d.asset, from: MINT_ACCOUNT, to: d.to, amount: d.amount });
+      }
+      const { blockHash: _hash, logIndex: _log, ...deposit } = d;
+      out.push(deposit);
+    }
+    return out;
+  }
+
+  /** Every transfer into `address` from block `sinceBlock` (default 0) read from the node: fine for dev nodes,
+   *  a full scan on a long chain. It books nothing. */
+  async function depositsToReal(evm: EvmChain, address: string, sinceBlock = 0): Promise<Deposit[]> {
+    const a = address.toLowerCase();
+    return (await evm.scan(sinceBlock)).filter((d) => d.to === a).map(({ blockHash: _h, logIndex: _l, ...d }) => d);
+  }
+
+  const realHub = new WatchHub(
+    {
+      depositsTo: (chain, address) => depositsToReal(real.get(chain)!, address),
+      mark: async (chain) => String(await real.get(chain)!.height()),
+    },
+    opts.pollMs ?? 1000,
+  );
+
+  const ledgers = new Map<ChainName, ChainLedger>();
+
+  const chains: HybridChains = {
+    real,
+    treasury,
+    gasAccount,
+    ledger(chain) {
+      if (!real.has(chain)) return sim.ledger(chain);
+      let l = ledgers.get(chain);
+      if (!l) {
+        l = {
+          chain,
+          // The nominal interval of the chain (the node's own blocks decide heights).
+          blockMs: sim.ledger(chain).blockMs,
+          height: () => chains.height(chain),
+          transfer: (t) => chains.transfer({ ...t, chain }),
+          balanceOf: (address, asset) => chains.balanceOf(chain, address, asset),
+          transfers: (filter) => chains.transfers({ ...filter, chain }),
+          confirmations: (tx) => chains.confirmations({ chain, block: tx.block }),
+        };
+        ledgers.set(chain, l);
+      }
+      return l;
+    },
+    async height(chain) {
+      const evm = evmOf(chain);
+      return evm ? evm.height() : sim.height(chain);
+    },
+    transfer,
+    async simulateDeposit(d) {
+      if (real.has(d.chain)) {
+        throw new InvalidRequest(`${d.chain} is a real chain here: send a real transaction to the deposit address instead.`, 'chain');
+      }
+      return sim.simulateDeposit(d);
+    },
+    // Balances are the books: on a real chain the treasury's on-chain balance is the sum of its internal accounts.
+    balanceOf: (chain, address, asset) => sim.balanceOf(chain, address, asset),
+    balances: (filter) => sim.balances(filter),
+    transfers,
+    async confirmations(tx) {
+      const evm = evmOf(tx.chain);
+      return evm ? evm.confirmations({ block: tx.block }) : sim.confirmations(tx);
+    },
+    requiredConfirmations(chain) {
+      return evmOf(chain)?.requiredConfirmations ?? sim.requiredConfirmations(chain);
+    },
+    async depositsTo(chain, address, sinceBlock) {
+      const evm = evmOf(chain);
+      return evm ? depositsToReal(evm, address, sinceBlock) : sim.depositsTo(chain, address, sinceBlock);
+    },
+    async scan(chain, fromBlock, toBlock) {
+      const evm = evmOf(chain);
+      return evm ? scanReal(evm, fromBlock, toBlock) : sim.scan(chain, fromBlock, toBlock);
+    },
+    watch(chain, address, onDeposit, watchOpts) {
+      const evm = evmOf(chain);
+      if (!evm) return sim.watch(chain, address, onDeposit, watchOpts);
+      return realHub.watch(chain, accountKey(chain, address), onDeposit, watchOpts?.minConfirmations ?? evm.requiredConfirmations);
+    },
+    async poll() {
+      await Promise.all([sim.poll(), realHub.poll()]);
+    },
+    async close() {
+      realHub.close();
+      await sim.close();
+    },
+  };
+  return chains;
+}
+

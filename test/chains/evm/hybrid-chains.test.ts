@@ -1,0 +1,149 @@
+// The hybrid chains facade on a real anvil node: which transfers are real transactions and which are bookings,
+// deposits booked before they are answered, the router's own sends left out of scans, gas top-ups of deposit
+// addresses (token and native sends), and the simulated chains untouched.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createWalletClient, erc20Abi, http, type Address, type Hex } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { NATIVE_EVM_ADDRESS, findAsset } from '../../../src/assets/registry.js';
+import { MINT_ACCOUNT, openSimChains, poolAccount } from '../../../src/chains/index.js';
+import { InsufficientFunds } from '../../../src/chains/errors.js';
+import { ANVIL_ACCOUNTS, type AnvilNode } from '../../../src/chains/evm/anvil.js';
+import { mintDevToken } from '../../../src/chains/evm/dev-token.js';
+import { OUTBOX_SPACE } from '../../../src/chains/evm/ledger.js';
+import { openHybridChains, type HybridChains } from '../../../src/chains/hybrid-chains.js';
+import { ManualClock } from '../../../src/clock.js';
+import { InvalidRequest } from '../../../src/errors.js';
+import { FEES_ACCOUNT, holdingAccount } from '../../../src/orders/money.js';
+import { client, fundedAccount, memStore, randomAddress, type KeyStore } from './ledger-support.js';
+import { startDevChain, tokenAddress } from './support.js';
+
+const TREASURY = ANVIL_ACCOUNTS[0]!;
+const GAS = ANVIL_ACCOUNTS[1]!;
+const MINTER = ANVIL_ACCOUNTS[3]!.address as Address;
+const USDC = findAsset('base', 'USDC')!;
+const ETH = `evm:8453.${NATIVE_EVM_ADDRESS}` as const;
+
+let node: AnvilNode;
+let store: KeyStore;
+let chains: HybridChains;
+const depositKeys = new Map<string, Hex>();
+
+beforeAll(async () => {
+  node = await startDevChain('base');
+  store = memStore();
+  chains = openHybridChains({
+    sim: openSimChains({ file: ':memory:', clock: new ManualClock(), pollMs: 0 }),
+    rpc: { base: node.url },
+    store,
+    treasuryKey: TREASURY.privateKey as Hex,
+    gasKey: GAS.privateKey as Hex,
+    depositAddresses: {
+      has: async (a) => depositKeys.has(a.toLowerCase()),
+      keyOf: async (a) => depositKeys.get(a.toLowerCase()) ?? null,
+    },
+    pollMs: 0,
+    evm: { pollMs: 50, rpcTimeoutMs: 5_000 },
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await chains?.close();
+  await node?.stop();
+});
+
+/** A deposit address the facade knows, holding no ETH. */
+async function depositAddress(): Promise<Address> {
+  const a = await fundedAccount(node, 0n);
+  depositKeys.set(a.address, a.key);
+  return a.address;
+}
+
+const sent = async (key: string) => (await store.getKey(OUTBOX_SPACE, key)) !== null;
+
+describe('hybrid chains: deposits on a real chain', () => {
+  it('a token transfer into a deposit address is booked as mint → address once, however often it is scanned; the router\'s own sends are no deposits', async () => {
+    const dep = await depositAddress();
+    const from = await chains.height('base');
+    await mintDevToken(node.url, tokenAddress('base', 'USDC'), dep, 7_000_000n, { from: MINTER });
+    // A send of the treasury (as a payout is) to an outside address: not a deposit.
+    await mintDevToken(node.url, tokenAddress('base', 'USDC'), TREASURY.address as Address, 1_000_000n, { from: MINTER });
+    await chains.transfer({ key: 'payout-like', chain: 'base', asset: USDC.id, from: poolAccount('aave'), to: randomAddress(), amount: 1n });
+    for (let i = 0; i < 2; i++) {
+      const found = await chains.scan('base', from + 1);
+      expect(found.filter((d) => d.to === dep)).toHaveLength(1);
+      expect(found.some((d) => d.from === TREASURY.address.toLowerCase())).toBe(false);
+    }
+    expect(await chains.balanceOf('base', dep, USDC.id)).toBe(7_000_000n);
+    const booked = (await chains.transfers({ address: dep })).filter((t) => t.from === MINT_ACCOUNT);
+    expect(booked).toHaveLength(1);
+    // The booking answers the real transaction: its hash finds it, its block is the node's.
+    const [d] = (await chains.scan('base', from + 1)).filter((x) => x.to === dep);
+    expect(booked[0]!.txId).toBe(d!.txId);
+    expect(booked[0]!.block).toBe(d!.block);
+    expect((await chains.transfers({ txId: d!.txId })).map((t) => t.key)).toEqual([booked[0]!.key]);
+    expect(booked[0]!.key).toMatch(/^deposit:base:0x[0-9a-f]{64}:\d+$/);
+  });
+
+  it('heights and confirmations come from the node; simulateDeposit is refused there and works on simulated chains', async () => {
+    const h = Number(await client(node).getBlockNumber());
+    expect(await chains.height('base')).toBe(h);
+    expect(await chains.confirmations({ chain: 'base', block: h })).toBe(1);
+    await expect(chains.simulateDeposit({ chain: 'base', asset: USDC.id, from: randomAddress(), to: randomAddress(), amount: 1n })).rejects.toThrow(InvalidRequest);
+    await expect(chains.simulateDeposit({ chain: 'base', asset: USDC.id, from: randomAddress(), to: randomAddress(), amount: 1n })).rejects.toThrow(/real transaction/);
+    const arbUsdc = findAsset('arbitrum', 'USDC')!;
+    const t = await chains.simulateDeposit({ chain: 'arbitrum', asset: arbUsdc.id, from: randomAddress(), to: randomAddress(), amount: 5n });
+    expect(t.txId).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(await chains.transfers({ txId: t.txId })).toHaveLength(1);
+  });
+});
+
+describe('hybrid chains: transfers on a real chain', () => {
+  it('between internal accounts (all the treasury) only the books move; a sweep is real with its gas topped up; the same key moves nothing again', async () => {
+    const dep = await depositAddress();
+    const from = await chains.height('base');
+    await mintDevToken(node.url, tokenAddress('base', 'USDC'), dep, 3_000_000n, { from: MINTER });
+    await chains.scan('base', from + 1);
+
+    const booking = await chains.transfer({ key: 'b1', chain: 'base', asset: USDC.id, from: poolAccount('aave'), to: holdingAccount('o1'), amount: 10n });
+    expect(await sent('b1')).toBe(false);
+    expect(await chains.balanceOf('base', holdingAccount('o1'), USDC.id)).toBe(10n);
+    expect((await chains.transfers({ key: 'b1' }))[0]!.txId).toBe(booking.txId);
+
+    const sweep = await chains.transfer({ key: 's1', chain: 'base', asset: USDC.id, from: dep, to: FEES_ACCOUNT, amount: 3_000_000n });
+    expect(await sent('s1')).toBe(true);
+    expect(await sent('s1:gas')).toBe(true);
+    const receipt = await client(node).getTransactionReceipt({ hash: sweep.txId as Hex });
+    expect(receipt.status).toBe('success');
+    expect(await client(node).readContract({ address: tokenAddress('base', 'USDC'), abi: erc20Abi, functionName: 'balanceOf', args: [dep] })).toBe(0n);
+    expect(await chains.balanceOf('base', dep, USDC.id)).toBe(0n);
+    expect(await chains.balanceOf('base', FEES_ACCOUNT, USDC.id)).toBe(3_000_000n);
+
+    const again = await chains.transfer({ key: 's1', chain: 'base', asset: USDC.id, from: dep, to: FEES_ACCOUNT, amount: 999n });
+    expect(again).toEqual(sweep);
+    expect((await chains.transfers({ txId: sweep.txId })).map((t) => t.key)).toEqual(['s1']);
+  });
+
+  it('a native send from a deposit address gets its gas on top of the amount; everything deposited reaches the treasury', async () => {
+    const dep = await depositAddress();
+    const sender = await fundedAccount(node);
+    const wallet = createWalletClient({ account: privateKeyToAccount(sender.key), transport: http(node.url) });
+    const from = await chains.height('base');
+    const hash = await wallet.sendTransaction({ chain: null, to: dep, value: 10n ** 16n });
+    await client(node).waitForTransactionReceipt({ hash });
+    await chains.scan('base', from + 1);
+    expect(await chains.balanceOf('base', dep, ETH)).toBe(10n ** 16n);
+    const treasuryBefore = await client(node).getBalance({ address: TREASURY.address as Address });
+    await chains.transfer({ key: 'n1', chain: 'base', asset: ETH, from: dep, to: poolAccount('aave'), amount: 10n ** 16n });
+    expect(await sent('n1:gas')).toBe(true);
+    expect((await client(node).getBalance({ address: TREASURY.address as Address })) - treasuryBefore).toBe(10n ** 16n);
+    expect(await client(node).getBalance({ address: dep })).toBeLessThan(10n ** 15n);
+  });
+
+  it('a holding the books say is short refuses before anything is signed, and the key stays free', async () => {
+    const to = randomAddress();
+    await expect(chains.transfer({ key: 'short', chain: 'base', asset: USDC.id, from: holdingAccount('nobody'), to, amount: 5n })).rejects.toThrow(InsufficientFunds);
+    expect(await sent('short')).toBe(false);
+    expect(await chains.transfers({ key: 'short' })).toEqual([]);
+    await expect(chains.transfer({ key: 'bad', chain: 'base', asset: USDC.id, from: 'someone', to, amount: 5n })).rejects.toThrow(/from must be an EVM address/);
+  });
+});

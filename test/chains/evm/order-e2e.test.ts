@@ -1,0 +1,119 @@
+// A Family A order on a real EVM chain, end to end: the embedded service with ROUTER_EVM_RPC_BASE pointing at an
+// anvil node, a user paying the deposit address with a real ERC-20 transfer, the router sweeping it (gas from its
+// gas account) and paying out from its treasury with real transactions, while venues stay simulated.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPublicClient, createWalletClient, decodeEventLog, erc20Abi, getAddress, http, type Address, type Hex } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { runAudit } from '../../../actors/audit.js';
+import { parseAmount, parseChainAsset } from '../../../src/assets/index.js';
+import { ANVIL_ACCOUNTS, type AnvilNode } from '../../../src/chains/evm/anvil.js';
+import { devTokenAbi, mintDevToken } from '../../../src/chains/evm/dev-token.js';
+import { startService, type RunningService } from '../../support/service.js';
+import { startDevChain, tokenAddress } from './support.js';
+
+const TREASURY = ANVIL_ACCOUNTS[0]!;
+const GAS = ANVIL_ACCOUNTS[1]!;
+const USER = ANVIL_ACCOUNTS[2]!;
+const MINTER = ANVIL_ACCOUNTS[3]!;
+const USDC = tokenAddress('base', 'USDC');
+const USDT = tokenAddress('base', 'USDT');
+
+let node: AnvilNode;
+let svc: RunningService;
+
+beforeAll(async () => {
+  node = await startDevChain('base');
+  // The payout comes from the treasury's own USDT (venues are simulated: nothing on chain swaps the USDC).
+  await mintDevToken(node.url, USDT, TREASURY.address as Address, 1_000_000n * 10n ** 6n, { from: MINTER.address as Address });
+  svc = await startService({
+    ROUTER_EVM_RPC_BASE: node.url,
+    ROUTER_EVM_TREASURY_KEY: TREASURY.privateKey,
+    ROUTER_EVM_GAS_KEY: GAS.privateKey,
+    ROUTER_DEPOSIT_POLL_MS: '100',
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await svc?.stop();
+  await node?.stop();
+});
+
+const get = async (id: string) => (await (await fetch(`${svc.url}/order/${id}`)).json()) as Record<string, any>;
+
+async function until(id: string, statuses: string[], ms: number) {
+  const end = Date.now() + ms;
+  for (;;) {
+    const o = await get(id);
+    if (statuses.includes(o.status) || Date.now() > end) return o;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('a Family A order on a real base node: deposit, sweep and payout are real transactions', () => {
+  it('base.usdc → base.usdt reaches delivered; the destination receives exactly amount_out on chain', async () => {
+    const pub = createPublicClient({ transport: http(node.url), pollingInterval: 50 });
+    const user = createWalletClient({ account: privateKeyToAccount(USER.privateKey as Hex), transport: http(node.url) });
+    const destination = getAddress(privateKeyToAccount(generatePrivateKey()).address);
+
+    const q = await svc.post('/quote', { from: 'base.usdc', to: 'base.usdt', from_amount: '25', return_full_route: true });
+    expect(q.status).toBe(200);
+    const o = await svc.post('/order', { quote_id: q.body.id, to_address: destination });
+    expect(o.status).toBe(201);
+    const deposit = o.body.deposit_address as Address;
+    const amountIn = parseAmount('25', parseChainAsset('base.usdc', 'from'), 'formatted', 'from_amount');
+
+    // The dev listener refuses a simulated deposit on a real chain.
+    const refused = await svc.post(`${svc.devUrl}/deposits`, { to: deposit, asset: 'base.usdc', amount: '25', from: USER.address });
+    expect(refused.status).toBe(400);
+
+    const mint = await user.writeContract({ chain: null, address: USDC, abi: devTokenAbi, functionName: 'mint', args: [user.account.address, amountIn] });
+    await pub.waitForTransactionReceipt({ hash: mint });
+    const before = await pub.readContract({ address: USDT, abi: erc20Abi, functionName: 'balanceOf', args: [destination] });
+    // anvil mines on submission, so the deposit's block exists once the call returns.
+    const pay = await user.writeContract({ chain: null, address: USDC, abi: erc20Abi, functionName: 'transfer', args: [deposit, amountIn] });
+    const depositMinedAt = Date.now();
+    const depositReceipt = await pub.waitForTransactionReceipt({ hash: pay });
+    expect(depositReceipt.status).toBe('success');
+
+    const done = await until(o.body.id, ['delivered', 'stalled', 'frozen', 'failed', 'refunded'], 20_000);
+    expect(done.status).toBe('delivered');
+    expect(done.refund_address?.toLowerCase()).toBe(USER.address.toLowerCase());
+
+    // The payout: its bookkeeping transfer answers the real transaction hash.
+    const [payout] = await svc.service.chains.transfers({ key: `${o.body.id}:deliver` });
+    expect(payout).toBeDefined();
+    expect(payout!.txId).toMatch(/^0x[0-9a-f]{64}$/);
+    const receipt = await pub.getTransactionReceipt({ hash: payout!.txId as Hex });
+    expect(receipt.status).toBe('success');
+    expect(receipt.from.toLowerCase()).toBe(TREASURY.address.toLowerCase());
+    const transfers = receipt.logs
+      .filter((l) => l.address.toLowerCase() === USDT.toLowerCase())
+      .map((l) => decodeEventLog({ abi: erc20Abi, data: l.data, topics: l.topics }))
+      .filter((e) => e.eventName === 'Transfer');
+    expect(transfers).toHaveLength(1);
+    const amountOut = parseAmount(done.amount_out, parseChainAsset('base.usdt', 'to'), 'formatted', 'amount_out');
+    expect(transfers[0]!.args).toMatchObject({ to: destination, value: amountOut });
+
+    const after = await pub.readContract({ address: USDT, abi: erc20Abi, functionName: 'balanceOf', args: [destination] });
+    expect(after - before).toBe(amountOut);
+    // Swept: the deposit address sent all of its USDC (step cost and venue input) to the treasury.
+    expect(await pub.readContract({ address: USDC, abi: erc20Abi, functionName: 'balanceOf', args: [deposit] })).toBe(0n);
+    // Its gas came from the gas account, just enough per send: what is left is dust, far below one top-up's worth.
+    const dust = await pub.getBalance({ address: deposit });
+    expect(dust).toBeLessThan(10n ** 15n);
+    // The books agree: the deposit address holds nothing, the destination what it received.
+    expect(await svc.service.chains.balanceOf('base', deposit, parseChainAsset('base.usdc', 'from').id)).toBe(0n);
+
+    // The money audit reads the same books with the real hashes: the deposit, the legs and the payout all line up.
+    const report = await runAudit({ store: svc.service.store, chains: svc.service.chains, recheck: { times: 2, delayMs: 200 } });
+    expect(report.findings).toEqual([]);
+    expect(report.clean).toBe(true);
+
+    const blockOf = async (n: bigint) => (await pub.getBlock({ blockNumber: n })).number;
+    const blocks = (await blockOf(receipt.blockNumber)) - (await blockOf(depositReceipt.blockNumber));
+    console.log(
+      `deposit block ${depositReceipt.blockNumber} → payout receipt in block ${receipt.blockNumber} (${blocks} blocks later): ` +
+        `${payout!.at - depositMinedAt} ms (payout booked after its receipt); ETH dust left on the deposit address: ${dust} wei`,
+    );
+  }, 30_000);
+});
