@@ -292,3 +292,15 @@ export function loadConfig(env: Env = process.env): Config {
     evm: evmConfig(env),
   };
 }
+
+/**
+ * `npm run devnet`: the loopback port of each devnet chain's anvil node, ROUTER_DEVNET_PORT_<CHAIN> (e.g.
+ * ROUTER_DEVNET_PORT_BASE) or the given default. Kept apart from loadConfig: only the devnet starts nodes.
+ */
+export function loadDevnetPorts<C extends ChainName>(defaults: Readonly<Record<C, number>>, env: Env = process.env): Record<C, number> {
+  const out = {} as Record<C, number>;
+  for (const [chain, port] of Object.entries(defaults) as Array<[C, number]>) {
+    out[chain] = int(env, `ROUTER_DEVNET_PORT_${chain.toUpperCase()}`, port, 1, 65535);
+  }
+  return out;
+}
