@@ -105,8 +105,11 @@ export interface OrderContext extends OrderInput {
 }
 
 export type DepositEvent = { type: 'deposit'; txId: string; from: string; amount: bigint; confirmations: number; required: number; at: number };
+/** A reorg removed the deposit's transaction from its chain (told at least once; unknown txIds change nothing). */
+export type DepositVanishedEvent = { type: 'deposit.vanished'; txId: string; at: number };
 export type OrderEvent =
   | DepositEvent
+  | DepositVanishedEvent
   /** Cancel an order that has not started executing, or unwind a stalled or frozen one. */
   | { type: 'unwind'; at: number; authorization?: string }
   /**
@@ -305,6 +308,16 @@ function proceedsRefunds(ctx: OrderContext, amount: bigint): PlannedRefund[] {
     );
 }
 
+/** Whether the deposit `txId` can leave the order's books: recorded, nothing of it spent by execution or refunded,
+ *  and no refund of it in flight (a refund that failed keeps its key and may still land, so it counts as in flight). */
+function vanishable(ctx: OrderContext, txId: string): boolean {
+  const d = ctx.deposits.find((x) => x.txId === txId);
+  return d !== undefined && d.spent === 0n && d.refunded === 0n && ctx.paying?.depositTxId !== txId;
+}
+
+/** The deposits left once `txId` is removed. */
+const withoutDeposit = (ctx: OrderContext, txId: string): DepositRecord[] => ctx.deposits.filter((d) => d.txId !== txId);
+
 /** The refund address in use (spec 2.5): the client's, else the sender of the first deposit above dust. */
 function shownRefundAddress(ctx: OrderContext, deposits: DepositRecord[]): string | null {
   return ctx.givenRefundAddress ?? deposits.find((d) => d.amount > ctx.refundCost)?.from ?? null;
@@ -351,6 +364,17 @@ export const orderMachine = setup({
     /** A deposit not seen before, or a known one with more confirmations; repeats change nothing (at-least-once delivery). */
     depositNews: ({ context, event }) =>
       event.type === 'deposit' && !context.deposits.some((d) => d.txId === event.txId && d.confirmations >= event.confirmations),
+    /** A vanished deposit the order can drop (see `vanishable`). */
+    depositVanishes: ({ context, event }) => event.type === 'deposit.vanished' && vanishable(context, event.txId),
+    /** ... and none is left. */
+    vanishLeavesNothing: ({ context, event }) =>
+      event.type === 'deposit.vanished' && vanishable(context, event.txId) && withoutDeposit(context, event.txId).length === 0,
+    /** ... and those left fall short of the amount. */
+    vanishLeavesTooLittle: ({ context, event }) =>
+      event.type === 'deposit.vanished' && vanishable(context, event.txId) && sum(withoutDeposit(context, event.txId)) < context.route.amountIn,
+    /** A vanished deposit the order already spent or refunded (or is refunding): its books cannot follow the chain. */
+    spentDepositVanished: ({ context, event }) =>
+      event.type === 'deposit.vanished' && context.deposits.some((d) => d.txId === event.txId) && !vanishable(context, event.txId),
     /** An unwind without an authorization, or with one not used before (each is single-use). */
     freshAuthorization: ({ context, event }) =>
       event.type === 'unwind' && (event.authorization === undefined || !context.authorizations.includes(event.authorization)),
@@ -388,6 +412,17 @@ export const orderMachine = setup({
           ];
       return { deposits, refundAddress: shownRefundAddress(context, deposits) };
     }),
+    /** A reorg removed the deposit: it leaves the records, and the refund address shown follows the deposits left. */
+    removeDeposit: assign(({ context, event }) => {
+      const deposits = withoutDeposit(context, (event as DepositVanishedEvent).txId);
+      return { deposits, refundAddress: shownRefundAddress(context, deposits) };
+    }),
+    /** A deposit spent or refunded cannot vanish at the depths the order waits for (execution and refunds wait for
+     *  the chain's required confirmations): should one, the order keeps its records as they are (what left the
+     *  deposit address did leave it) and names the deposit for an operator, who reconciles it with the chain. */
+    recordSpentVanished: assign(({ event }) => ({
+      haltReason: `Deposit ${(event as DepositVanishedEvent).txId} vanished from its chain in a reorg after it was spent or refunded; an operator must reconcile it.`,
+    })),
     commit: assign(({ context }) => ({ phase: 'committed' as const, deposits: allocate(context, context.terms.maxIn ?? context.route.amountIn) })),
     /** Delivered: input held beyond what the route used (exact output) is free, and the refunds region pays it back. */
     releaseUnused: assign(({ context }) => ({ deposits: allocate(context, context.route.amountIn) })),
@@ -436,8 +471,15 @@ export const orderMachine = setup({
   states: {
     lifecycle: {
       initial: 'opening',
-      // Any state without a handler of its own records a deposit (late ones are refunded by the refunds region).
-      on: { deposit: { guard: 'depositNews', actions: 'recordDeposit' } },
+      // Any state without a handler of its own records a deposit (late ones are refunded by the refunds region), and
+      // drops a vanished one nothing was spent or refunded from (a late one is then never refunded).
+      on: {
+        deposit: { guard: 'depositNews', actions: 'recordDeposit' },
+        'deposit.vanished': [
+          { guard: 'depositVanishes', actions: 'removeDeposit' },
+          { guard: 'spentDepositVanished', actions: 'recordSpentVanished' },
+        ],
+      },
       states: {
         /** Issuing the deposit address; the creation reply waits for it. */
         opening: {
@@ -472,6 +514,10 @@ export const orderMachine = setup({
               { guard: 'reachesAmount', target: 'funded', actions: 'recordDeposit' },
               { guard: 'depositNews', actions: 'recordDeposit' },
             ],
+            'deposit.vanished': [
+              { guard: 'vanishLeavesNothing', target: 'awaiting_deposit', actions: 'removeDeposit' },
+              { guard: 'depositVanishes', actions: 'removeDeposit' },
+            ],
             wake: [
               { guard: 'deadlinePassed', target: 'refunding.underfunded', actions: { type: 'close', params: { reason: 'underfunded' } } },
               { guard: 'cancelDue', target: 'refunding.cancelled', actions: { type: 'close', params: { reason: 'cancelled' } } },
@@ -485,6 +531,12 @@ export const orderMachine = setup({
           tags: ['funded'],
           entry: { type: 'mark', params: { status: 'funded' } },
           on: {
+            // A reorg took a deposit before execution started: back to waiting for the amount.
+            'deposit.vanished': [
+              { guard: 'vanishLeavesNothing', target: 'awaiting_deposit', actions: 'removeDeposit' },
+              { guard: 'vanishLeavesTooLittle', target: 'underfunded', actions: 'removeDeposit' },
+              { guard: 'depositVanishes', actions: 'removeDeposit' },
+            ],
             unwind: { guard: 'freshAuthorization', target: 'refunding.cancelled', actions: { type: 'close', params: { reason: 'cancelled' } } },
             // Funded but not yet confirmed when the client's cancelAfter passes: cancelled, refunded once confirmed.
             wake: { guard: 'cancelDue', target: 'refunding.cancelled', actions: { type: 'close', params: { reason: 'cancelled' } } },

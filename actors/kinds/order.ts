@@ -1,6 +1,7 @@
 // Hosting of order.machine: `order.create` creates the order (issuing its deposit address) and answers once it
-// awaits its deposit; `order.get` reads it; `order.unwind` cancels or unwinds it; `deposit` events come from the
-// deposit watcher. The effects (order-effects.ts) move money on the chains port and through venues, each keyed.
+// awaits its deposit; `order.get` reads it; `order.unwind` cancels or unwinds it; `deposit` and `deposit.vanished`
+// (a reorg removed a deposit) events come from the deposit watcher. The effects (order-effects.ts) move money on the
+// chains port and through venues, each keyed.
 import { nextRefund, orderMachine, orderStatus, orderWakeUp, type OrderMachine, type OrderPolicy, type OrderSnapshot } from '../../machines/order.machine.js';
 import { assetById } from '../../src/assets/index.js';
 import type { ChainName } from '../../src/assets/types.js';
@@ -98,6 +99,8 @@ export function orderKind(deps: OrderKindDeps): ActorKindSpec<OrderProtocol, Ord
           const { txId, from, amount, confirmations, required } = command;
           return { type: 'deposit', txId, from, amount, confirmations, required, at: now };
         }
+        case 'deposit.vanished':
+          return { type: 'deposit.vanished', txId: command.txId, at: now };
         case 'order.unwind':
           return command.authorization === undefined ? { type: 'unwind', at: now } : { type: 'unwind', at: now, authorization: command.authorization };
         case 'order.create':
@@ -113,6 +116,7 @@ export function orderKind(deps: OrderKindDeps): ActorKindSpec<OrderProtocol, Ord
       'order.create': (s) => ({ ok: true, value: orderView(s) }),
       'order.get': (s) => ({ ok: true, value: orderView(s) }),
       deposit: (s) => ({ ok: true, value: orderView(s) }),
+      'deposit.vanished': (s) => ({ ok: true, value: orderView(s) }),
       'order.unwind': (s, command) => {
         if (command.authorization !== undefined && s.context.refusedAuthorization === command.authorization) {
           return { ok: false, error: toErrorData(new Unauthorized('This authorization was already used; sign or present a new one.')) };

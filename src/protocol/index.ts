@@ -3,7 +3,7 @@
 export type { CommandOf, CommandTypeOf, Protocol, ReplyOf, RuntimeProtocol, TimerDue } from './protocol.js';
 export { TIMER_DUE } from './protocol.js';
 export type { QuoteBind, QuoteBound, QuoteCommand, QuoteGet, QuoteProtocol, QuoteRequestCommand } from './quote.js';
-export type { OrderCommand, OrderCreate, OrderDeposit, OrderGet, OrderProtocol, OrderUnwind } from './order.js';
+export type { OrderCommand, OrderCreate, OrderDeposit, OrderDepositVanished, OrderGet, OrderProtocol, OrderUnwind } from './order.js';
 export type { ActorKind, AnyCommand, Command, CommandType, Protocols, ReplyTo } from './kinds.js';
 export { ACTOR_KINDS, commandTypes, isCommandOf } from './kinds.js';
 export type {

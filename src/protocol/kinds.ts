@@ -31,7 +31,7 @@ export type AnyCommand = { [K in ActorKind]: Command<K> }[ActorKind];
 
 // Checked by the compiler both ways: a command type missing here, or one the protocol lacks, fails to build.
 const QUOTE: Record<CommandType<'quote'>, true> = { 'quote.request': true, 'quote.get': true, 'quote.bind': true };
-const ORDER: Record<CommandType<'order'>, true> = { 'order.create': true, 'order.get': true, deposit: true, 'order.unwind': true };
+const ORDER: Record<CommandType<'order'>, true> = { 'order.create': true, 'order.get': true, deposit: true, 'deposit.vanished': true, 'order.unwind': true };
 const BY_KIND: { readonly [K in ActorKind]: Readonly<Record<CommandType<K>, true>> } = { quote: QUOTE, order: ORDER };
 
 export const ACTOR_KINDS = Object.keys(BY_KIND) as ActorKind[];

@@ -35,6 +35,15 @@ export interface OrderDeposit {
   required: number;
 }
 
+/** A deposit told before whose transaction a reorg removed from its chain, told by the deposit feed at least once;
+ *  the order deduplicates (an unknown or already removed `txId` changes nothing). A deposit not yet spent or refunded
+ *  is removed from the order (a funded order goes back to underfunded or awaiting_deposit); one already spent or
+ *  refunded stays, and the order records it for an operator in `haltReason`. */
+export interface OrderDepositVanished {
+  type: 'deposit.vanished';
+  txId: string;
+}
+
 /** Cancels an order that has not started executing, or unwinds a stalled or frozen one: what it holds goes back
  *  through the machine's one refund path. An order in another state (executing, done) fails with
  *  OrderNotCancellable; otherwise the reply shows the order as it is afterwards (closing or unwinding). */
@@ -51,6 +60,7 @@ export interface OrderProtocol {
   'order.create': { command: OrderCreate; reply: OrderView };
   'order.get': { command: OrderGet; reply: OrderView };
   deposit: { command: OrderDeposit; reply: OrderView };
+  'deposit.vanished': { command: OrderDepositVanished; reply: OrderView };
   'order.unwind': { command: OrderUnwind; reply: OrderView };
 }
 

@@ -75,6 +75,10 @@ const DEPOSITS = {
   'over the limit': deposit('tx-big', 2n * AMOUNT, 1),
   extra: deposit('tx-extra', 5_000_000n, 1),
 };
+// A reorg removing a deposit's transaction, per deposit of DEPOSITS.
+const VANISHED = Object.fromEntries(
+  [...new Set(Object.values(DEPOSITS).map((d) => d.txId))].map((txId) => [txId, { type: 'deposit.vanished', txId, at: AT } satisfies OrderEvent]),
+);
 const BACK = routeBack(QUOTE.route.steps[1]!.from, QUOTE.route.from, AMOUNT);
 const DONE = {
   'vault issued': done(EFFECT.opening, { vault: { vaultId: 'v-graph', chain: 'base', index: 0, address: '0x00000000000000000000000000000000deb00000' }, at: AT }),
@@ -116,6 +120,7 @@ const LABELS = new Map<string, string>([
   ...Object.entries(DONE).map(([l, e]) => [encodeJson(e), `done:${effectNameOf(e.type)} (${l})`] as const),
   ...Object.entries(TIMERS).map(([l, e]) => [encodeJson(e), `wake (${l})`] as const),
   ...Object.entries(COMMANDS).map(([l, e]) => [encodeJson(e), l] as const),
+  ...Object.entries(VANISHED).map(([txId, e]) => [encodeJson(e), `vanished (${txId})`] as const),
   [encodeJson(CANCEL_WAKE), 'wake (cancelAfter passed)'] as const,
 ]);
 const label = (e: EventObject) => LABELS.get(encodeJson(e)) ?? e.type;
@@ -161,7 +166,20 @@ function decisive(value: unknown, c: OrderContext) {
     authorizations: c.authorizations.length,
     refused: c.refusedAuthorization !== null,
     unwindReason: c.unwindReason,
+    // Sent back by a vanished deposit while it waited for its amount: a path of its own to each such state, so the
+    // graph replays the way back (the order's future is that of the same state reached directly).
+    reopened: c.phase === 'open' && reopened(c.history.map((h) => h.status)),
   };
+}
+
+const OPEN_STATES = ['underfunded', 'funded'];
+const ENDED_STATES = ['delivered', 'refunded', 'expired', 'refunding'];
+
+/** Whether the statuses went back from funded or underfunded to an earlier waiting status. */
+function reopened(statuses: OrderStatus[]): boolean {
+  const rank = (st: OrderStatus) => ['awaiting_deposit', 'underfunded', 'funded'].indexOf(st);
+  const waiting = statuses.map(rank).filter((r) => r >= 0);
+  return waiting.some((r, i) => i > 0 && r < waiting[i - 1]!);
 }
 
 type Snap = { value: unknown; context: OrderContext; hasTag(t: string): boolean; matches(v: never): boolean; children: Record<string, unknown> };
@@ -176,6 +194,16 @@ function eventsFor(s: Snap): EventObject[] {
   for (const e of c.vault ? Object.values(DEPOSITS) : []) {
     const known = c.deposits.find((d) => d.txId === e.txId);
     if (known ? known.confirmations < e.confirmations : c.deposits.length < 3) out.push(e);
+  }
+  // A reorg taking a deposit: any deposit while the order waits for its amount (back to underfunded or
+  // awaiting_deposit), an unconfirmed one once it has ended (a late deposit dropped before its refund). Not in the
+  // executing states nor for confirmed deposits of ended orders: at the depths the chains wait for these cannot
+  // vanish, and offering them multiplies the paths by the operator's record (haltReason) downstream; that branch is
+  // a money scenario (order.money.test.ts) instead.
+  if (OPEN_STATES.some((v) => s.matches({ lifecycle: v } as never))) {
+    for (const d of c.deposits) out.push(VANISHED[d.txId]!);
+  } else if (ENDED_STATES.some((v) => s.matches({ lifecycle: v } as never))) {
+    for (const d of c.deposits) if (d.confirmations < d.required) out.push(VANISHED[d.txId]!);
   }
   if (s.matches({ lifecycle: 'awaiting_deposit' } as never) || s.matches({ lifecycle: 'underfunded' } as never)) out.push(TIMERS['deadline passed']);
   if (c.retryAt !== null || c.refundRetryAt !== null) out.push(TIMERS['retries due']);
@@ -229,6 +257,11 @@ function leafStates(node = orderMachine.root, prefix = ''): string[] {
 async function replay(host: OrderHost, e: EventObject & Record<string, unknown>, terms: OrderTerms | undefined): Promise<void> {
   if (e.type === 'deposit') {
     const r = await host.deposit(ID, { txId: e.txId as string, from: e.from as string, amount: e.amount as bigint, confirmations: e.confirmations as number, required: e.required as number });
+    expect(r.ok).toBe(true);
+    return;
+  }
+  if (e.type === 'deposit.vanished') {
+    const r = await host.vanish(ID, e.txId as string);
     expect(r.ok).toBe(true);
     return;
   }

@@ -416,3 +416,110 @@ describe('Family C exact output: the order delivers exactly the amount; input it
     await host.close();
   });
 });
+
+describe('A deposit a reorg removes leaves the order as if it never came', () => {
+  it('funded, not yet confirmed: the deposit vanishes, the order awaits a deposit again and completes with a new one', async () => {
+    const host = orderHost({ policy: DEFAULT_POLICY });
+    await host.create(ID, QUOTE, TO);
+    await deposit(host, OWNER, AMOUNT, 0, 'tx-reorged');
+    let v = await view(host);
+    expect([v.status, v.refundAddress]).toEqual(['funded', OWNER]);
+    await host.vanish(ID, 'tx-reorged');
+    let o = await host.load(ID);
+    v = await view(host);
+    expect(v.status).toBe('awaiting_deposit');
+    // The refund address came from the vanished deposit's sender: none is shown until another deposit arrives.
+    expect(v.refundAddress).toBeNull();
+    expect(o.context.deposits).toEqual([]);
+    expect(v.held).toEqual([]);
+    expect(host.ledger.balanceOf('base', o.context.vault!.address, QUOTE.route.from)).toBe(0n);
+    expectBalanced(host, o);
+    // Told again (at least once): nothing changes.
+    await host.vanish(ID, 'tx-reorged');
+    expect((await host.load(ID)).context.deposits).toEqual([]);
+    await deposit(host, OUTSIDER, AMOUNT, 1, 'tx-new');
+    o = await runToRest(host);
+    v = await view(host);
+    expect(v.status).toBe('delivered');
+    expect(v.refundAddress).toBe(OUTSIDER);
+    expect(o.context.deposits.map((d) => d.txId)).toEqual(['tx-new']);
+    expect(v.refunds).toEqual([]);
+    expect(holdings(o.context)).toEqual([]);
+    expect(o.context.history.map((h) => h.status)).toEqual(['awaiting_deposit', 'funded', 'awaiting_deposit', 'funded', 'executing', 'delivered']);
+    await host.close();
+  });
+
+  it('funded by two deposits: one vanishes, the order is underfunded with the other and funded again by a top-up', async () => {
+    const host = orderHost({ policy: DEFAULT_POLICY });
+    await host.create(ID, QUOTE, TO, GIVEN_REFUND);
+    await deposit(host, OWNER, AMOUNT / 2n, 0, 'tx-a');
+    await deposit(host, OUTSIDER, AMOUNT / 2n, 0, 'tx-b');
+    expect((await view(host)).status).toBe('funded');
+    await host.vanish(ID, 'tx-b');
+    const v = await view(host);
+    expect(v.status).toBe('underfunded');
+    expect(v.refundAddress).toBe(GIVEN_REFUND); // the client's, whatever the deposits
+    await deposit(host, OWNER, AMOUNT / 2n, 1, 'tx-c');
+    await deposit(host, OWNER, AMOUNT / 2n, 1, 'tx-a');
+    const o = await runToRest(host);
+    expect((await view(host)).status).toBe('delivered');
+    expect(o.context.deposits.map((d) => d.txId)).toEqual(['tx-a', 'tx-c']);
+    expectBalanced(host, o);
+    await host.close();
+  });
+
+  it('a late deposit that vanishes before it confirms is never refunded', async () => {
+    const host = orderHost({ policy: DEFAULT_POLICY });
+    await delivered(host);
+    await deposit(host, OWNER, 5_000_000n, 0, 'tx-late');
+    expect((await host.load(ID)).context.deposits.find((d) => d.txId === 'tx-late')).toMatchObject({ late: true });
+    await host.vanish(ID, 'tx-late');
+    let o = await host.load(ID);
+    expect(o.context.deposits.map((d) => d.txId)).not.toContain('tx-late');
+    expectBalanced(host, o);
+    // Whatever the order does from now on (a confirmation of that deposit told late, timers), nothing is refunded.
+    await host.fireAt(o.context.depositDeadline + 1);
+    o = await runToRest(host);
+    const v = await view(host);
+    expect(v.status).toBe('delivered');
+    expect(v.refunds).toEqual([]);
+    expect(host.ledger.sum((t) => t.key.startsWith(`${ID}:refund:`))).toBe(0n);
+    expectBalanced(host, o);
+    await host.close();
+  });
+
+  it('a late deposit to an expired order vanishes: removed, no refund; mined again, it is refunded once confirmed', async () => {
+    const host = orderHost({ policy: DEFAULT_POLICY });
+    await host.create(ID, QUOTE, TO);
+    await host.fireAt((await host.load(ID)).context.depositDeadline);
+    await deposit(host, OWNER, 3_000_000n, 0, 'tx-late');
+    await host.vanish(ID, 'tx-late');
+    let o = await runToRest(host);
+    expect(o.context.deposits).toEqual([]);
+    expectBalanced(host, o);
+    await deposit(host, OWNER, 3_000_000n, 1, 'tx-late');
+    o = await runToRest(host);
+    const v = await view(host);
+    expect(v.refunds.map((r) => [r.reason, r.amount])).toEqual([['late_deposit', 3_000_000n - REFUND_COST]]);
+    expect(holdings(o.context)).toEqual([]);
+    expectBalanced(host, o);
+    await host.close();
+  });
+
+  it('a deposit execution already spent "vanishes": the books stay, the order carries on and names it for an operator', async () => {
+    const host = orderHost({ policy: DEFAULT_POLICY });
+    await host.create(ID, QUOTE, TO);
+    await deposit(host, OWNER, AMOUNT, 1, 'tx-spent');
+    let o = await host.finishEffect(ID); // the first step filled: the deposit is spent
+    expect(o.context.step).toBe(1);
+    await host.vanish(ID, 'tx-spent');
+    o = await host.load(ID);
+    expect(o.context.deposits.map((d) => d.txId)).toEqual(['tx-spent']);
+    expect((await view(host)).haltReason).toMatch(/tx-spent vanished .* an operator must reconcile/);
+    expectBalanced(host, o);
+    o = await runToRest(host);
+    expect((await view(host)).status).toBe('delivered');
+    expectBalanced(host, o);
+    await host.close();
+  });
+});

@@ -1,6 +1,6 @@
 // A property over the order machine hosted by the real runtime (alwaysReplay: restored from the store after every
 // step): random deposits (amounts, senders, confirmation depths, arrival at any point of the order's life, after
-// its end too), random venue failures and halts, refused refunds, cancels and unwinds, random clock moves. After
+// its end too), deposits a reorg removes (perhaps mined again), random venue failures and halts, refused refunds, cancels and unwinds, random clock moves. After
 // every step the order's records agree with the ledger and money is conserved; no refund spends an unconfirmed
 // deposit; once everything is confirmed and settled, a delivered or expired order holds nothing.
 // PROPERTY_RUNS sets the number of runs (default 2000); a failure prints the seed and the shrunk sequence.
@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { holdings } from '../../src/orders/money.js';
 import { ORDER_TERMS_A, type OrderTerms, type OrderView } from '../../src/orders/types.js';
-import { DEFAULT_POLICY, HOST_START, REFUND_COST, expectOrderMoneyNamed, orderHost, twoStepQuote, type OrderHost, type StoredOrder, type VenueScript } from '../support/order-host.js';
+import { DEFAULT_POLICY, HOST_START, REFUND_COST, depositedNow, expectOrderMoneyNamed, orderHost, twoStepQuote, type OrderHost, type StoredOrder, type VenueScript } from '../support/order-host.js';
 
 const ID = 'o-prop';
 const TO = '0x9858EfFD232B4033E47d90003D41EC34EcaEda94';
@@ -20,6 +20,8 @@ const RUNS = Number(process.env.PROPERTY_RUNS ?? 2000);
 type Action =
   | { kind: 'deposit'; sender: number; amount: bigint; confirmed: boolean }
   | { kind: 'confirm'; which: number }
+  /** A reorg removes a recorded deposit; `again`: its transaction is mined again at once (still unconfirmed). */
+  | { kind: 'vanish'; which: number; again: boolean }
   | { kind: 'effect' }
   | { kind: 'timer' }
   | { kind: 'venue'; step: 0 | 1; script: VenueScript }
@@ -34,6 +36,7 @@ const amounts = fc.oneof(
 const action: fc.Arbitrary<Action> = fc.oneof(
   { weight: 4, arbitrary: fc.record({ kind: fc.constant('deposit' as const), sender: fc.integer({ min: 0, max: 1 }), amount: amounts, confirmed: fc.boolean() }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('confirm' as const), which: fc.nat(5) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('vanish' as const), which: fc.nat(5), again: fc.boolean() }) },
   { weight: 6, arbitrary: fc.constant({ kind: 'effect' as const }) },
   { weight: 2, arbitrary: fc.constant({ kind: 'timer' as const }) },
   {
@@ -82,9 +85,9 @@ const termsArb: fc.Arbitrary<OrderTerms> = fc.oneof(
 function check(host: OrderHost, o: StoredOrder): void {
   const c = o.context;
   expectOrderMoneyNamed(host, c, TO);
-  const deposited = host.ledger.sum((t) => t.key.startsWith('deposit:'));
+  const deposited = depositedNow(host.ledger);
   const delivered = host.ledger.sum((t) => t.to === TO);
-  // Every deposit that reached the address is recorded on the order.
+  // Every deposit that reached the address and is still on its chain is recorded on the order (a vanished one is not).
   expect(c.deposits.reduce((s, d) => s + d.amount, 0n)).toBe(deposited);
   // No refund spends an unconfirmed deposit.
   for (const r of c.refunds) {
@@ -97,7 +100,16 @@ function check(host: OrderHost, o: StoredOrder): void {
   if (c.delivery && c.terms.exactOut !== null) expect(c.delivery.amountOut).toBe(c.terms.exactOut);
 }
 
-async function apply(host: OrderHost, a: Action, txs: string[]): Promise<void> {
+/** A deposit the chain no longer has is off the order's records and no refund pays it. */
+function checkNoVanishedRefund(o: StoredOrder, gone: Set<string>): void {
+  for (const r of o.context.refunds) {
+    if (r.depositTxId === null) continue;
+    expect(gone.has(r.depositTxId), `refund of vanished ${r.depositTxId}`).toBe(false);
+  }
+  for (const txId of gone) expect(o.context.deposits.some((d) => d.txId === txId), `vanished ${txId} still recorded`).toBe(false);
+}
+
+async function apply(host: OrderHost, a: Action, txs: string[], gone: Set<string>): Promise<void> {
   const o = await host.load(ID);
   switch (a.kind) {
     case 'deposit': {
@@ -109,6 +121,19 @@ async function apply(host: OrderHost, a: Action, txs: string[]): Promise<void> {
     case 'confirm': {
       const d = o.context.deposits[a.which % Math.max(1, o.context.deposits.length)];
       if (d) await host.deposit(ID, { txId: d.txId, from: d.from, amount: d.amount, confirmations: 1, required: 1 });
+      return;
+    }
+    case 'vanish': {
+      const d = o.context.deposits[a.which % Math.max(1, o.context.deposits.length)];
+      if (!d) return;
+      const reversed = host.ledger.transfers.length;
+      await host.vanish(ID, d.txId);
+      // The chain took it back (the host reverses an arrival the order had not touched): the order dropped it.
+      if (host.ledger.transfers.length > reversed) gone.add(d.txId);
+      if (a.again) {
+        await host.deposit(ID, { txId: d.txId, from: d.from, amount: d.amount, confirmations: 0, required: 1 });
+        gone.delete(d.txId);
+      }
       return;
     }
     case 'effect':
@@ -159,12 +184,17 @@ describe('Money is conserved: random deposits, venue failures and clock moves ov
         try {
           await host.create(ID, QUOTE, TO, null, terms);
           const txs: string[] = [];
+          const gone = new Set<string>();
           for (const a of actions) {
-            await apply(host, a, txs);
-            check(host, await host.load(ID));
+            await apply(host, a, txs, gone);
+            const now = await host.load(ID);
+            check(host, now);
+            checkNoVanishedRefund(now, gone);
           }
           let o = await settle(host);
           check(host, o);
+          checkNoVanishedRefund(o, gone);
+          if (gone.size > 0) reached.add('vanished');
           const status = ((await host.get(ID)) as { ok: true; value: OrderView }).value.status;
           if (status === 'stalled' || status === 'frozen') {
             // An operator unwinds it: afterwards it holds nothing, or stays frozen with its funds named.
@@ -185,7 +215,7 @@ describe('Money is conserved: random deposits, venue failures and clock moves ov
       { numRuns: RUNS, verbose: 1, ...(process.env.PROPERTY_SEED ? { seed: Number(process.env.PROPERTY_SEED) } : {}) },
     );
     if (RUNS >= 1000) {
-      for (const outcome of ['delivered', 'expired', 'refund:underfunded', 'refund:excess', 'refund:late_deposit', 'refund:unwind', 'refund:slippage', 'refund:cancelled', 'swapped back']) {
+      for (const outcome of ['delivered', 'expired', 'refund:underfunded', 'refund:excess', 'refund:late_deposit', 'refund:unwind', 'refund:slippage', 'refund:cancelled', 'swapped back', 'vanished']) {
         expect(reached, outcome).toContain(outcome);
       }
     }

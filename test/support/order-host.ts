@@ -218,8 +218,16 @@ export interface OrderHost {
   holdVaults(): () => void;
   /** `order.create` (messages go through the codec, as over the bus); the vault issue may finish. */
   create(id: string, quote: Quote, toAddress: string, refundAddress?: string | null, terms?: OrderTerms): Promise<Reply>;
-  /** A deposit as the watcher reports it; a txId not seen before first moves the money on the fake source chain. */
+  /** A deposit as the watcher reports it; a txId not seen before (or mined again after it vanished) first moves the
+   *  money on the fake source chain (`deposit:<txId>[:<n>]`). */
   deposit(id: string, d: { txId: string; from: string; amount: bigint; confirmations: number; required: number }): Promise<Reply>;
+  /**
+   * A reorg removed the deposit `txId`, as the watcher reports it (`deposit.vanished`). The fake chain reverses its
+   * arrival (`vanish:<txId>:<n>`, deposit address → mint) when its money still sits at the deposit address untouched
+   * by the order (nothing spent, refunded or being refunded): a reorg deeper than the confirmations execution and
+   * refunds wait for is out of the chains' model, and the order then keeps the deposit and names it for an operator.
+   */
+  vanish(id: string, txId: string): Promise<Reply>;
   get(id: string): Promise<Reply>;
   /** Moves the clock to `at` and fires the durable wake-ups due then; no effect may finish. */
   fireAt(at: number): Promise<void>;
@@ -273,6 +281,9 @@ export function orderHost(opts: { policy?: Partial<OrderPolicy>; alwaysReplay?: 
   let allowance = 0;
   let allowed: OrderEffect | null = null;
   let routeBackAnswer: 'route' | 'none' = 'route';
+  // Per txId: the arrivals reversed so far (a deposit mined again after it vanished arrives under a new key).
+  const reversals = new Map<string, number>();
+  const arrivalKey = (txId: string) => ((reversals.get(txId) ?? 0) === 0 ? `deposit:${txId}` : `deposit:${txId}:${reversals.get(txId)}`);
 
   const real = orderKind({
     clock,
@@ -354,12 +365,24 @@ export function orderHost(opts: { policy?: Partial<OrderPolicy>; alwaysReplay?: 
       withOneEffect(() => send(id, { type: 'order.create', quote, toAddress, refundAddress, ...(terms ? { terms } : {}) })),
     async deposit(id, d) {
       const o = await load(id);
-      if (!ledger.transfers.some((t) => t.key === `deposit:${d.txId}`)) {
+      const key = arrivalKey(d.txId);
+      if (!ledger.transfers.some((t) => t.key === key)) {
         const [chain, asset] = [o.context.sourceChain, o.context.route.from];
-        await ledger.transfer({ key: `mint:${d.txId}`, chain, asset, from: MINT_ACCOUNT, to: d.from, amount: d.amount });
-        await ledger.transfer({ key: `deposit:${d.txId}`, chain, asset, from: d.from, to: o.context.vault!.address, amount: d.amount });
+        await ledger.transfer({ key: `mint:${key.slice('deposit:'.length)}`, chain, asset, from: MINT_ACCOUNT, to: d.from, amount: d.amount });
+        await ledger.transfer({ key, chain, asset, from: d.from, to: o.context.vault!.address, amount: d.amount });
       }
       return send(id, { type: 'deposit', ...d });
+    },
+    async vanish(id, txId) {
+      const c = (await load(id)).context;
+      const d = c.deposits.find((x) => x.txId === txId);
+      const arrival = ledger.transfers.find((t) => t.key === arrivalKey(txId));
+      if (d && arrival && d.spent === 0n && d.refunded === 0n && c.paying?.depositTxId !== txId) {
+        const n = reversals.get(txId) ?? 0;
+        await ledger.transfer({ key: `vanish:${txId}:${n}`, chain: arrival.chain, asset: arrival.asset, from: arrival.to, to: MINT_ACCOUNT, amount: arrival.amount });
+        reversals.set(txId, n + 1);
+      }
+      return send(id, { type: 'deposit.vanished', txId });
     },
     get: (id) => send(id, { type: 'order.get' }),
     async fireAt(at) {
@@ -385,6 +408,11 @@ export function orderHost(opts: { policy?: Partial<OrderPolicy>; alwaysReplay?: 
   };
 }
 
+/** What the deposits brought to the order's address, less those a reorg took back. */
+export function depositedNow(l: FakeLedger): bigint {
+  return l.sum((t) => t.key.startsWith('deposit:')) - l.sum((t) => t.key.startsWith('vanish:'));
+}
+
 /**
  * The order's own records name every unit it holds and the fake ledger agrees account by account; every deposited
  * unit is delivered, a cost, refunded or held by the order (every asset of these tests is a 6-decimal dollar, and
@@ -397,7 +425,7 @@ export function expectOrderMoneyNamed(host: OrderHost, c: OrderContext, toAddres
   const mine = (a: string) => a === c.vault?.address || a === holdingAccount(c.id);
   const held = l.held(mine);
   expect(held).toBe(named.reduce((s, h) => s + h.amount, 0n));
-  const deposited = l.sum((t) => t.key.startsWith('deposit:'));
+  const deposited = depositedNow(l);
   const refunded = l.sum((t) => t.key.startsWith(`${c.id}:refund:`) && !t.key.endsWith(':cost'));
   expect(l.sum((t) => t.to === toAddress) + l.sum((t) => t.to === FEES_ACCOUNT) + refunded + held).toBe(deposited);
   expect(refunded).toBe(c.refunds.reduce((s, r) => s + r.sent, 0n));

@@ -9,7 +9,7 @@ import type { OrderView } from '../../../src/orders/types.js';
 import {
   ACTOR_KINDS, ADMIN_ENDPOINTS, ADMIN_SUBJECTS, commandTypes, isCommandOf,
   type AdminAnswer, type AdminCountsAnswer, type AdminShardsAnswer, type Command, type CommandType, type OrderCommand,
-  type OrderCreate, type OrderDeposit, type OrderUnwind, type QuoteBind, type QuoteBound, type QuoteCommand, type ReplyTo,
+  type OrderCreate, type OrderDeposit, type OrderDepositVanished, type OrderUnwind, type QuoteBind, type QuoteBound, type QuoteCommand, type ReplyTo,
   type TimerDue,
 } from '../../../src/protocol/index.js';
 import type { Quote } from '../../../src/quotes/types.js';
@@ -26,10 +26,11 @@ describe('Each command is mapped to its reply type', () => {
   });
 
   it('order commands, order.unwind included: every one answers the order', () => {
-    expectTypeOf<CommandType<'order'>>().toEqualTypeOf<'order.create' | 'order.get' | 'deposit' | 'order.unwind'>();
+    expectTypeOf<CommandType<'order'>>().toEqualTypeOf<'order.create' | 'order.get' | 'deposit' | 'deposit.vanished' | 'order.unwind'>();
     expectTypeOf<ReplyTo<'order', 'order.create'>>().toEqualTypeOf<OrderView>();
     expectTypeOf<ReplyTo<'order', 'order.get'>>().toEqualTypeOf<OrderView>();
     expectTypeOf<ReplyTo<'order', 'deposit'>>().toEqualTypeOf<OrderView>();
+    expectTypeOf<ReplyTo<'order', 'deposit.vanished'>>().toEqualTypeOf<OrderView>();
     expectTypeOf<ReplyTo<'order', 'order.unwind'>>().toEqualTypeOf<OrderView>();
     expectTypeOf<Command<'order', 'order.unwind'>>().toEqualTypeOf<OrderUnwind>();
     expectTypeOf<OrderUnwind>().toEqualTypeOf<{ type: 'order.unwind'; reason?: string; authorization?: string }>();
@@ -82,7 +83,7 @@ describe('Actor kinds receive the typed command union, not an untyped message', 
     expectTypeOf<Parameters<OrderSpec['create']>[1]>().toEqualTypeOf<OrderCommand>();
     expectTypeOf<Parameters<OrderSpec['toEvent']>[0]>().toEqualTypeOf<OrderCommand>();
     expectTypeOf<Parameters<OrderSpec['notFound']>[1]>().toEqualTypeOf<OrderCommand>();
-    expectTypeOf<OrderCommand>().toEqualTypeOf<OrderCreate | { type: 'order.get' } | OrderDeposit | OrderUnwind>();
+    expectTypeOf<OrderCommand>().toEqualTypeOf<OrderCreate | { type: 'order.get' } | OrderDeposit | OrderDepositVanished | OrderUnwind>();
   });
 
   it('each reply is typed by its own command', () => {
@@ -96,7 +97,7 @@ describe('At run time the protocol lists the same commands the types have', () =
   it('every kind and its command types', () => {
     expect(ACTOR_KINDS).toEqual(['quote', 'order']);
     expect(commandTypes('quote')).toEqual(['quote.request', 'quote.get', 'quote.bind']);
-    expect(commandTypes('order')).toEqual(['order.create', 'order.get', 'deposit', 'order.unwind']);
+    expect(commandTypes('order')).toEqual(['order.create', 'order.get', 'deposit', 'deposit.vanished', 'order.unwind']);
   });
 
   it('a command belongs to one kind only; the runtime\'s wake-up and inherited names belong to none', () => {
