@@ -221,7 +221,9 @@ describe('EVM transfers (anvil)', () => {
     ring.add(sender);
     await mintDevToken(node.url, USDC_ADDRESS, sender.address, 1_000_000n);
     const to = randomAddress();
-    const chain = ledger(store, ring);
+    // A generous RPC timeout: on a loaded machine a 2 s preflight call can time out, and a send refused before
+    // signing never reaches the pool this test waits for.
+    const chain = ledger(store, ring, { rpcTimeoutMs: 15_000 });
     await expect(chain.send({ key: 'k-over', asset: USDC.id, from: sender.address, to, amount: 1_000_001n })).rejects.toBeInstanceOf(InsufficientFunds);
     expect(await chain.outboxEntry('k-over')).toBeNull();
 
@@ -230,7 +232,7 @@ describe('EVM transfers (anvil)', () => {
     let results: PromiseSettledResult<unknown>[];
     try {
       const both = Promise.allSettled(['k-a', 'k-b'].map((key) => chain.send({ key, asset: USDC.id, from: sender.address, to, amount: 600_000n })));
-      const deadline = Date.now() + 10_000;
+      const deadline = Date.now() + 30_000;
       while ((await rpc<{ pending: Record<string, unknown> }>(node, 'txpool_content')).pending[sender.address] === undefined
         || Object.keys((await rpc<{ pending: Record<string, Record<string, unknown>> }>(node, 'txpool_content')).pending[sender.address]!).length < 2) {
         if (Date.now() > deadline) throw new Error('the two transfers never reached the pool');
@@ -254,7 +256,7 @@ describe('EVM transfers (anvil)', () => {
     expect(await chain.balanceOf(to, USDC.id)).toBe(600_000n);
     expect(await chain.balanceOf(sender.address, USDC.id)).toBe(400_000n);
     expect(await nonceOf(sender.address)).toBe(2);
-  });
+  }, 60_000);
 
   it('a nonce reserved without a stored transaction (stopped before storing) is filled on restart and blocks nothing', async () => {
     const store = memStore();
