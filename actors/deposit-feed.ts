@@ -2,11 +2,14 @@
 // deposit address belongs to, and tells that order (at least once; the order deduplicates by txId).
 // Two passes per chain: "seen" (every mined block, so `funded` shows as soon as a deposit is mined) and
 // "confirmed" (blocks with the chain's required confirmations, so execution starts only on confirmed money).
+// On a chain whose blocks can be replaced (a real one), every poll first asks whether the blocks read so far were: on
+// a reorg both cursors rewind below the first replaced block, each order owning a deposit that left the chain hears
+// `deposit.vanished` (at least once; the order deduplicates), and the passes scan the new blocks.
 import type { AssetId, ChainName } from '../src/assets/types.js';
 import { CHAIN_NAMES } from '../src/assets/types.js';
 import type { Deposit, DepositWatcher } from '../src/chains/types.js';
 import type { Logger } from '../src/log.js';
-import type { OrderDeposit } from '../src/protocol/index.js';
+import type { OrderDeposit, OrderDepositVanished } from '../src/protocol/index.js';
 import type { ActorStore } from '../src/store/types.js';
 
 const ADDRESSES = 'deposit-address';
@@ -14,10 +17,12 @@ const CURSORS = 'deposit-cursor';
 
 
 export interface DepositFeedDeps {
-  chains: Pick<DepositWatcher, 'scan' | 'requiredConfirmations'> & { height(chain: ChainName): Promise<number> };
+  /** `checkReorg` and `vanished` only where blocks can be replaced (see DepositWatcher). */
+  chains: Pick<DepositWatcher, 'scan' | 'requiredConfirmations' | 'checkReorg' | 'vanished'> & { height(chain: ChainName): Promise<number> };
   store: Pick<ActorStore, 'getKey' | 'putKey'>;
-  /** Delivers a deposit to its order (through the bus); a rejection leaves the cursor so it is retried. */
-  tell(orderId: string, command: OrderDeposit): Promise<unknown>;
+  /** Delivers a deposit, or its vanishing, to its order (through the bus); a rejection leaves the cursor so it is
+   *  retried. */
+  tell(orderId: string, command: OrderDeposit | OrderDepositVanished): Promise<unknown>;
   logger: Logger;
 }
 
@@ -40,9 +45,9 @@ export function createDepositFeed(deps: DepositFeedDeps): DepositFeed {
   /** Delivers deposits in order; returns the last block fully delivered (a failure stops before its block). */
   async function deliver(chain: ChainName, deposits: Deposit[], upTo: number, required: number): Promise<number> {
     for (const d of deposits) {
-      const owner = await store.getKey(ADDRESSES, addressKey(chain, d.to));
+      const owner = await ownerOf(chain, d.to);
       if (!owner) continue; // a transfer between other accounts
-      const { orderId, asset } = JSON.parse(owner) as { orderId: string; asset: AssetId };
+      const { orderId, asset } = owner;
       if (d.asset !== asset) {
         logger.warn({ chain, txId: d.txId, orderId, asset: d.asset }, 'deposit of another asset than the order expects; left for an operator');
         continue;
@@ -57,6 +62,36 @@ export function createDepositFeed(deps: DepositFeedDeps): DepositFeed {
     return upTo;
   }
 
+  /** The owner of a deposit address and the asset it expects, or null for an address no order owns. */
+  async function ownerOf(chain: ChainName, address: string): Promise<{ orderId: string; asset: AssetId } | null> {
+    const owner = await store.getKey(ADDRESSES, addressKey(chain, address));
+    return owner ? (JSON.parse(owner) as { orderId: string; asset: AssetId }) : null;
+  }
+
+  /**
+   * Whether the blocks the passes read up to `done` were replaced; if so, tells each owning order about its deposits
+   * that left the chain, then rewinds both cursors below the first replaced block. The cursors move only after every
+   * order has heard, so a failed telling is repeated on the next pass (the chain answers the vanished deposits until
+   * they are scanned again).
+   */
+  async function rewindOnReorg(chain: ChainName, done: number): Promise<void> {
+    if (!chains.checkReorg || done === 0) return;
+    const reorg = await chains.checkReorg(chain, done);
+    if (!reorg) return;
+    logger.warn({ chain, ...reorg }, reorg.beyondWindow ? 'reorg reaching below the remembered blocks; rescanning from there' : 'reorg; rescanning the replaced blocks');
+    for (const d of (await chains.vanished?.(chain, reorg.from)) ?? []) {
+      const owner = await ownerOf(chain, d.to);
+      if (!owner || d.asset !== owner.asset) continue; // never told to an order
+      await deps.tell(owner.orderId, { type: 'deposit.vanished', txId: d.txId });
+      logger.warn({ chain, txId: d.txId, orderId: owner.orderId }, 'deposit removed by a reorg; told to its order');
+    }
+    for (const name of ['seen', 'confirmed'] as const) {
+      const key = `${chain}:${name}`;
+      const cursor = Number((await store.getKey(CURSORS, key)) ?? '0');
+      if (cursor >= reorg.from) await store.putKey(CURSORS, key, String(reorg.from - 1));
+    }
+  }
+
   async function pass(chain: ChainName, name: 'seen' | 'confirmed', upTo: number, required: number): Promise<void> {
     const cursorKey = `${chain}:${name}`;
     const done = Number((await store.getKey(CURSORS, cursorKey)) ?? '0');
@@ -68,6 +103,10 @@ export function createDepositFeed(deps: DepositFeedDeps): DepositFeed {
 
   async function pollOnce(): Promise<void> {
     for (const chain of CHAIN_NAMES) {
+      // The "seen" cursor is never behind the "confirmed" one: it is the last block either pass read.
+      const seen = Number((await store.getKey(CURSORS, `${chain}:seen`)) ?? '0');
+      const confirmed = Number((await store.getKey(CURSORS, `${chain}:confirmed`)) ?? '0');
+      await rewindOnReorg(chain, Math.max(seen, confirmed));
       const height = await chains.height(chain);
       const required = chains.requiredConfirmations(chain);
       // A block at height h has 1 confirmation; it has `required` once the height reaches h + required - 1.

@@ -121,6 +121,9 @@ export interface Config {
     treasuryKey: SecretKey | null;
     /** ROUTER_EVM_GAS_KEY: the address paying gas for sends from deposit addresses. */
     gasKey: SecretKey | null;
+    /** ROUTER_EVM_CONFIRMATIONS_<CHAIN> (1–1000): confirmations a deposit on that real chain needs before it is
+     *  spent or refunded; absent = the registry's figure (REQUIRED_CONFIRMATIONS). */
+    confirmations: Partial<Record<ChainName, number>>;
   };
 }
 
@@ -196,6 +199,7 @@ function storeConfig(env: Env): Config['store'] {
 /** The EVM chains of the registry, in registry order: the ones ROUTER_EVM_RPC_<CHAIN> may name. */
 const EVM_CHAINS: readonly ChainName[] = CHAIN_NAMES.filter((c) => CHAINS[c].kind === 'evm');
 const RPC_PREFIX = 'ROUTER_EVM_RPC_';
+const CONFIRMATIONS_PREFIX = 'ROUTER_EVM_CONFIRMATIONS_';
 
 /** A URL may carry an API key, so messages name the variable, never the value. */
 function rpcUrl(name: string, raw: string): string {
@@ -231,7 +235,14 @@ function evmConfig(env: Env): Config['evm'] {
   if (Object.keys(rpc).length > 0 && missing.length > 0) {
     throw new ConfigError(`${Object.keys(rpc).map((c) => RPC_PREFIX + c.toUpperCase()).join(', ')} needs ${missing.join(' and ')}: the router signs its sends on a real chain with them.`);
   }
-  return { rpc, treasuryKey, gasKey };
+  const confirmations: Partial<Record<ChainName, number>> = {};
+  for (const [name, raw] of Object.entries(env)) {
+    if (!name.startsWith(CONFIRMATIONS_PREFIX) || raw === undefined || raw === '') continue;
+    const chain = EVM_CHAINS.find((c) => `${CONFIRMATIONS_PREFIX}${c.toUpperCase()}` === name);
+    if (!chain) throw new ConfigError(`${name} names no EVM chain; use one of ${EVM_CHAINS.map((c) => CONFIRMATIONS_PREFIX + c.toUpperCase()).join(', ')}.`);
+    confirmations[chain] = int(env, name, 1, 1, 1000);
+  }
+  return { rpc, treasuryKey, gasKey, confirmations };
 }
 
 export function loadConfig(env: Env = process.env): Config {

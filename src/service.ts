@@ -12,7 +12,7 @@ import type { Bus } from './bus/types.js';
 import { ManualClock } from './clock.js';
 import type { Config } from './config.js';
 import type { Logger } from './log.js';
-import type { OrderDeposit } from './protocol/index.js';
+import type { OrderDeposit, OrderDepositVanished } from './protocol/index.js';
 import { createRouter } from './routing/index.js';
 import { openSqliteStore } from './store/index.js';
 import type { ActorStore } from './store/types.js';
@@ -48,7 +48,7 @@ export async function composeActorHost(
     store: ActorStore;
     clock: ManualClock;
     logger: Logger;
-    tell: (id: string, command: OrderDeposit) => Promise<unknown>;
+    tell: (id: string, command: OrderDeposit | OrderDepositVanished) => Promise<unknown>;
     /** Embedded mode only: generate the vault seed into the data dir when ROUTER_VAULT_SEED is unset. */
     generateSeed: boolean;
   },
@@ -78,6 +78,7 @@ export async function composeActorHost(
         has: async (address) => (await directory.indexOf('bip44-evm', address)) !== null,
         keyOf: (address) => directory.evmKeyOf(address),
       },
+      requiredConfirmations: config.evm.confirmations,
       logger,
     });
   }

@@ -7,7 +7,9 @@
 // (e.g. `pool:x` → `order:y`, both the treasury) is bookkeeping only; any other is first sent on chain with the same
 // key (exactly once per key, the EVM outbox) and then booked with that key, and it answers the real transaction hash.
 // Deposits are read from the node; one to a deposit address is booked as `mint` → deposit address before the
-// deposit feed hears of it, so the address's bookkeeping balance exists when the order spends it.
+// deposit feed hears of it, so the address's bookkeeping balance exists when the order spends it. One a reorg removes
+// is booked back (deposit address → `mint`) when the feed asks for the vanished deposits, and both bookings leave the
+// transfers the facade lists, so the books match the chain again.
 import { encodeFunctionData, erc20Abi, isAddress, type Address, type Hex } from 'viem';
 import { privateKeyToAddress } from 'viem/accounts';
 import { NATIVE_EVM_ADDRESS, assetById } from '../assets/registry.js';
@@ -20,13 +22,21 @@ import { MINT_ACCOUNT, accountKey, isUnbounded } from './accounts.js';
 import { InsufficientFunds } from './errors.js';
 import { openEvmChain, type EvmChain, type EvmChainOptions } from './evm/ledger.js';
 import { rpcError, rpcReason } from './evm/rpc.js';
-import type { ChainLedger, Deposit, SimChains, Transfer, TransferFilter, TransferRequest } from './types.js';
+import type { EvmDeposit } from './evm/ledger.js';
+import type { ChainLedger, Deposit, Reorg, SimChains, Transfer, TransferFilter, TransferRequest } from './types.js';
 import { WatchHub } from './watch-hub.js';
 
 /** Bookkeeping key → the real transaction it was booked for: `{ txId, block }`. */
 export const REAL_TX_SPACE = 'evm-real-tx';
 /** Real transaction hash → the bookkeeping keys booked for it (JSON array), so a filter by hash finds them. */
 export const REAL_KEYS_SPACE = 'evm-real-keys';
+
+/** Per chain: the deposits booked in the last blocks a reorg check can reach (JSON array of `BookedDeposit`). */
+export const RECENT_DEPOSITS_SPACE = 'evm-recent-deposits';
+/** Per deposit (`<chain>:<txId>:<logIndex|value>`): how many times a reorg took it back (its booking keys' suffix). */
+export const DEPOSIT_REVERSALS_SPACE = 'evm-deposit-reversals';
+/** Booked deposits older than this many blocks below the height are out of any reorg check's reach. */
+const RECENT_BLOCKS = 256;
 
 /** Top-ups of one send's gas before it gives up (each follows a fee rise between a top-up and the signing). */
 const MAX_GAS_TOPUPS = 5;
@@ -52,6 +62,8 @@ export interface HybridChainsOptions {
   logger?: Logger;
   /** How often real-chain watches poll; default 1000 ms, 0 = only on `poll()`. */
   pollMs?: number;
+  /** Confirmations a deposit needs per real chain before it is spent; absent = the registry's figure. */
+  requiredConfirmations?: Partial<Record<ChainName, number>>;
   /** Passed to every `openEvmChain` (timeouts, polling; tests shorten them). */
   evm?: Partial<Omit<EvmChainOptions, 'chain' | 'rpcUrl' | 'store' | 'signers' | 'logger'>>;
 }
@@ -68,6 +80,26 @@ export interface HybridChains extends SimChains {
 interface RealTx {
   txId: string;
   block: number;
+  /** The transaction left the chain in a reorg: the booking (and its reversal) are no longer listed. */
+  vanished?: true;
+}
+
+/** A deposit booked from a scan, as the reorg check needs it (amount as a decimal string: JSON). */
+interface BookedDeposit {
+  /** `deposit:<chain>:<txId>:<logIndex|value>`, the same for every time the transaction is mined. */
+  base: string;
+  /** The bookkeeping key of the current booking: `base`, then `base:<n>` after the n-th reversal. */
+  key: string;
+  txId: string;
+  block: number;
+  blockHash: string;
+  logIndex: number | null;
+  from: string;
+  to: string;
+  asset: AssetId;
+  amount: string;
+  /** Gone from the chain: answered by `vanished` until scanned again. */
+  vanished: boolean;
 }
 
 export function openHybridChains(opts: HybridChainsOptions): HybridChains {
@@ -85,7 +117,8 @@ export function openHybridChains(opts: HybridChainsOptions): HybridChains {
   const real = new Map<ChainName, EvmChain>();
   for (const [chain, rpcUrl] of Object.entries(opts.rpc) as Array<[ChainName, string | undefined]>) {
     if (!rpcUrl) continue;
-    real.set(chain, openEvmChain({ ...opts.evm, chain, rpcUrl, store, signers, ...(logger ? { logger } : {}) }));
+    const required = opts.requiredConfirmations?.[chain];
+    real.set(chain, openEvmChain({ ...opts.evm, chain, rpcUrl, store, signers, ...(required !== undefined ? { requiredConfirmations: required } : {}), ...(logger ? { logger } : {}) }));
   }
   // Chain names and public addresses only: an RPC URL may carry an API key.
   logger?.info({ chains: [...real.keys()], treasury, gasAccount }, 'real EVM chains; the others stay simulated');
@@ -124,10 +157,12 @@ export function openHybridChains(opts: HybridChainsOptions): HybridChains {
     if (!keys.includes(key)) await store.putKey(REAL_KEYS_SPACE, tx.txId.toLowerCase(), JSON.stringify([...keys, key]));
   }
 
-  /** A bookkeeping transfer as the chain knows it: the real hash and block when it was sent or deposited for real. */
-  async function withRealTx(t: Transfer): Promise<Transfer> {
+  /** A bookkeeping transfer as the chain knows it: the real hash and block when it was sent or deposited for real;
+   *  null for a deposit a reorg removed and its reversal (the chain has neither). */
+  async function withRealTx(t: Transfer): Promise<Transfer | null> {
     if (!real.has(t.chain)) return t;
     const r = await realTxOf(t.key);
+    if (r?.vanished) return null;
     return r ? { ...t, txId: r.txId, block: r.block } : t;
   }
 
@@ -192,7 +227,8 @@ export function openHybridChains(opts: HybridChainsOptions): HybridChains {
     // A booked key answers what it booked, whatever this request says (the port's idempotency), without the node.
     if (typeof req.key === 'string' && req.key.length > 0) {
       const [booked] = await sim.transfers({ key: req.key });
-      if (booked) return withRealTx(booked);
+      // A vanished deposit's key is never a send's: answered as booked.
+      if (booked) return (await withRealTx(booked)) ?? booked;
     }
     const from = onChain(req.from, 'from');
     const to = onChain(req.to, 'to');
@@ -230,7 +266,8 @@ export function openHybridChains(opts: HybridChainsOptions): HybridChains {
     }
     const out = await Promise.all(list.map(withRealTx));
     return out.filter(
-      (t) =>
+      (t): t is Transfer =>
+        t !== null &&
         (txId === undefined || t.txId.toLowerCase() === txId.toLowerCase()) &&
         (fromBlock === undefined || t.block >= fromBlock) &&
         (toBlock === undefined || t.block <= toBlock),
@@ -242,26 +279,96 @@ export function openHybridChains(opts: HybridChainsOptions): HybridChains {
   /**
    * Transfers in the blocks, from the node. The router's own sends (payouts and gas top-ups, from the treasury or
    * the gas account) are not deposits and are left out. A transfer into a deposit address is booked (`mint` →
-   * address, key `deposit:<chain>:<txId>:<logIndex|value>`, idempotent) before it is answered.
-   *
-   * Not yet: a reorg that drops a deposit is not told to its order nor unbooked. The deposit feed's passes read
-   * each block once from a durable cursor; on chains whose required confirmations outlast their reorgs (the L2s
-   * at 1, ethereum at 3) that is the exposure the confirmation policy accepts.
+   * address, key `deposit:<chain>:<txId>:<logIndex|value>`, then `…:<n>` once a reorg took it back n times;
+   * idempotent) before it is answered, and remembered among the chain's recent deposits for the reorg check.
    */
   async function scanReal(evm: EvmChain, fromBlock: number, toBlock?: number): Promise<Deposit[]> {
     const found = await evm.scan(fromBlock, toBlock);
     const out: Deposit[] = [];
+    const booked: BookedDeposit[] = [];
     for (const d of found) {
       if (d.from === treasury || d.from === gasAccount) continue;
       if (await depositAddresses.has(d.to)) {
-        const key = `deposit:${evm.chain}:${d.txId}:${d.logIndex ?? 'value'}`;
+        const base = `deposit:${evm.chain}:${d.txId}:${d.logIndex ?? 'value'}`;
+        const n = Number((await store.getKey(DEPOSIT_REVERSALS_SPACE, base)) ?? '0');
+        const key = n === 0 ? base : `${base}:${n}`;
         await remember(key, { txId: d.txId, block: d.block });
         await sim.transfer({ key, chain: evm.chain, asset: d.asset, from: MINT_ACCOUNT, to: d.to, amount: d.amount });
+        booked.push({
+          base, key, txId: d.txId, block: d.block, blockHash: d.blockHash, logIndex: d.logIndex, from: d.from, to: d.to, asset: d.asset,
+          amount: String(d.amount), vanished: false,
+        });
       }
       const { blockHash: _hash, logIndex: _log, ...deposit } = d;
       out.push(deposit);
     }
+    if (booked.length > 0) await rememberDeposits(evm, booked);
     return out;
+  }
+
+  // ------------------------------------------------------------------ reorgs
+
+  async function recentDeposits(chain: ChainName): Promise<BookedDeposit[]> {
+    const raw = await store.getKey(RECENT_DEPOSITS_SPACE, chain);
+    return raw ? (JSON.parse(raw) as BookedDeposit[]) : [];
+  }
+
+  /** Adds (or, mined again, replaces) deposits among the chain's recent ones, dropping those beyond any reorg check. */
+  async function rememberDeposits(evm: EvmChain, deposits: BookedDeposit[]): Promise<void> {
+    const bottom = (await evm.height()) - RECENT_BLOCKS;
+    const fresh = new Set(deposits.map((d) => d.base));
+    const kept = (await recentDeposits(evm.chain)).filter((d) => !fresh.has(d.base) && d.block > bottom);
+    await store.putKey(RECENT_DEPOSITS_SPACE, evm.chain, JSON.stringify([...kept, ...deposits]));
+  }
+
+  /**
+   * Books a vanished deposit back (deposit address → `mint`, key `<booking key>:vanished`, idempotent) and counts the
+   * reversal, so the transaction mined again is booked anew. When the deposit address no longer holds the amount
+   * in the books, the order spent or refunded it (a reorg deeper than the confirmations it waited for): nothing is
+   * booked back, the order keeps it and names it for an operator, and so do these books.
+   */
+  async function reverseBooking(chain: ChainName, d: BookedDeposit): Promise<void> {
+    const amount = BigInt(d.amount);
+    const reversal = `${d.key}:vanished`;
+    const [done] = await sim.transfers({ key: reversal });
+    if (!done) {
+      const balance = await sim.balanceOf(chain, d.to, d.asset);
+      if (balance < amount) {
+        logger?.error({ chain, txId: d.txId, address: d.to, amount: d.amount, balance: String(balance) }, 'a deposit spent or refunded vanished in a reorg; left booked for an operator');
+        return;
+      }
+      // Marked before the reversal is booked, so a listing never shows the reversal without the deposit it undoes.
+      await store.putKey(REAL_TX_SPACE, d.key, JSON.stringify({ txId: d.txId, block: d.block, vanished: true } satisfies RealTx));
+      await store.putKey(REAL_TX_SPACE, reversal, JSON.stringify({ txId: d.txId, block: d.block, vanished: true } satisfies RealTx));
+      await sim.transfer({ key: reversal, chain, asset: d.asset, from: d.to, to: MINT_ACCOUNT, amount });
+    }
+    const n = d.key === d.base ? 1 : Number(d.key.slice(d.base.length + 1)) + 1;
+    await store.putKey(DEPOSIT_REVERSALS_SPACE, d.base, String(n));
+  }
+
+  async function vanishedReal(evm: EvmChain, fromBlock: number): Promise<Deposit[]> {
+    const recent = await recentDeposits(evm.chain);
+    const candidates = recent.filter((d) => d.block >= fromBlock && !d.vanished);
+    const asEvm = (d: BookedDeposit): EvmDeposit => ({
+      txId: d.txId, chain: evm.chain, asset: d.asset, from: d.from, to: d.to, amount: BigInt(d.amount), block: d.block, confirmations: 0,
+      blockHash: d.blockHash as Hex, logIndex: d.logIndex,
+    });
+    const gone = new Set((await evm.vanished(candidates.map(asEvm))).map((d) => `${d.txId}:${d.logIndex ?? 'value'}`));
+    const now = candidates.filter((d) => gone.has(`${d.txId}:${d.logIndex ?? 'value'}`));
+    for (const d of now) {
+      await reverseBooking(evm.chain, d);
+      d.vanished = true;
+    }
+    if (now.length > 0) {
+      await store.putKey(RECENT_DEPOSITS_SPACE, evm.chain, JSON.stringify(recent));
+      logger?.warn({ chain: evm.chain, fromBlock, vanished: now.map((d) => d.txId) }, 'deposits removed by a reorg; booked back');
+    }
+    return recent
+      .filter((d) => d.block >= fromBlock && d.vanished)
+      .map((d) => {
+        const { blockHash: _h, logIndex: _l, ...deposit } = asEvm(d);
+        return deposit;
+      });
   }
 
   /** Every transfer into `address` from block `sinceBlock` (default 0) read from the node: fine for dev nodes,
@@ -332,6 +439,14 @@ export function openHybridChains(opts: HybridChainsOptions): HybridChains {
     async scan(chain, fromBlock, toBlock) {
       const evm = evmOf(chain);
       return evm ? scanReal(evm, fromBlock, toBlock) : sim.scan(chain, fromBlock, toBlock);
+    },
+    async checkReorg(chain, upTo): Promise<Reorg | null> {
+      const evm = evmOf(chain);
+      return evm ? evm.checkReorg(upTo) : null;
+    },
+    async vanished(chain, fromBlock) {
+      const evm = evmOf(chain);
+      return evm ? vanishedReal(evm, fromBlock) : [];
     },
     watch(chain, address, onDeposit, watchOpts) {
       const evm = evmOf(chain);

@@ -7,6 +7,7 @@ export type {
   DepositWatch,
   DepositWatcher,
   OnDeposit,
+  Reorg,
   SimChains,
   SimulatedDeposit,
   Transfer,

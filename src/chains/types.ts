@@ -96,6 +96,30 @@ export interface DepositWatcher {
   watch(chain: ChainName, address: string, onDeposit: OnDeposit, opts?: WatchOptions): DepositWatch;
   /** Checks every watch now and resolves when their callbacks have settled (the timer does this on its own). */
   poll(): Promise<void>;
+  /**
+   * Chains whose mined blocks can be replaced (real ones; absent or null where blocks are final, as simulated ones
+   * are): whether blocks up to `upTo`, the scanner's last scanned block, were replaced since `scan` read them. A
+   * scanner rewinds to `from − 1` and scans again.
+   */
+  checkReorg?(chain: ChainName, upTo: number): Promise<Reorg | null>;
+  /**
+   * The deposits `scan` reported in blocks from `fromBlock` on whose transfer is no longer on the canonical chain,
+   * their booking reversed (idempotent), answered again on every call until the transaction is scanned again, so a
+   * caller that fails to tell them asks again. A deposit mined again is not among them.
+   */
+  vanished?(chain: ChainName, fromBlock: number): Promise<Deposit[]>;
+}
+
+/** Blocks replaced since they were scanned. */
+export interface Reorg {
+  /** First replaced block: scan again from here. */
+  from: number;
+  /** The block the check started from. */
+  upTo: number;
+  /** `upTo − from + 1`. */
+  depth: number;
+  /** Every remembered block changed: the fork point may be lower still. */
+  beyondWindow: boolean;
 }
 
 /** One chain's ledger. */

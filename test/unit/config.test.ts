@@ -146,4 +146,11 @@ describe('Config: real EVM chains (ROUTER_EVM_RPC_<CHAIN>, ROUTER_EVM_TREASURY_K
     }
     expect(() => loadConfig({ ROUTER_EVM_RPC_BASE: 'http://u:secretpw@127.0.0.1', ...keys, ROUTER_EVM_GAS_KEY: '0xzz' })).not.toThrow(/secretpw|0xzz/);
   });
+
+  it('ROUTER_EVM_CONFIRMATIONS_<CHAIN>: confirmations per real chain (1–1000); absent = the registry figure', () => {
+    expect(loadConfig({}).evm.confirmations).toEqual({});
+    expect(loadConfig({ ROUTER_EVM_CONFIRMATIONS_BASE: '4', ROUTER_EVM_CONFIRMATIONS_ETHEREUM: '12' }).evm.confirmations).toEqual({ base: 4, ethereum: 12 });
+    expect(() => loadConfig({ ROUTER_EVM_CONFIRMATIONS_BASE: '0' })).toThrow(/between 1 and 1000/);
+    expect(() => loadConfig({ ROUTER_EVM_CONFIRMATIONS_BITCOIN: '2' })).toThrow(/ROUTER_EVM_CONFIRMATIONS_BITCOIN names no EVM chain/);
+  });
 });

@@ -1,0 +1,127 @@
+// A reorg on a real anvil base node removes the block of a Family A order's deposit while the order waits for its
+// confirmations (ROUTER_EVM_CONFIRMATIONS_BASE=4): the deposit feed finds the replaced blocks, the hybrid facade books
+// the deposit back and the order hears `deposit.vanished`, so it awaits a deposit again with books that match the
+// chain; a new real deposit then completes it, and the money audit is clean.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPublicClient, createWalletClient, erc20Abi, getAddress, http, type Address, type Hex } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { runAudit } from '../../../actors/audit.js';
+import type { OrderContext } from '../../../machines/order.machine.js';
+import { parseAmount, parseChainAsset } from '../../../src/assets/index.js';
+import { ANVIL_ACCOUNTS, rpcCall, type AnvilNode } from '../../../src/chains/evm/anvil.js';
+import { devTokenAbi, mintDevToken } from '../../../src/chains/evm/dev-token.js';
+import { startService, type RunningService } from '../../support/service.js';
+import { startDevChain, tokenAddress } from './support.js';
+
+const TREASURY = ANVIL_ACCOUNTS[0]!;
+const GAS = ANVIL_ACCOUNTS[1]!;
+const USER = ANVIL_ACCOUNTS[2]!;
+const MINTER = ANVIL_ACCOUNTS[3]!;
+const USDC = tokenAddress('base', 'USDC');
+const USDT = tokenAddress('base', 'USDT');
+const REQUIRED = 4;
+
+let node: AnvilNode;
+let svc: RunningService;
+
+beforeAll(async () => {
+  node = await startDevChain('base');
+  await mintDevToken(node.url, USDT, TREASURY.address as Address, 1_000_000n * 10n ** 6n, { from: MINTER.address as Address });
+  svc = await startService({
+    ROUTER_EVM_RPC_BASE: node.url,
+    ROUTER_EVM_TREASURY_KEY: TREASURY.privateKey,
+    ROUTER_EVM_GAS_KEY: GAS.privateKey,
+    ROUTER_EVM_CONFIRMATIONS_BASE: String(REQUIRED),
+    ROUTER_DEPOSIT_POLL_MS: '100',
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await svc?.stop();
+  await node?.stop();
+});
+
+const get = async (id: string) => (await (await fetch(`${svc.url}/order/${id}`)).json()) as Record<string, any>;
+
+async function until(id: string, statuses: string[], ms: number) {
+  const end = Date.now() + ms;
+  for (;;) {
+    const o = await get(id);
+    if (statuses.includes(o.status) || Date.now() > end) return o;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const mine = (blocks: number) => rpcCall(node.url, 'anvil_mine', [`0x${blocks.toString(16)}`]);
+
+describe('a reorg removing a Family A deposit on a real base node', () => {
+  it('funded → the deposit block is replaced → awaiting_deposit, booked back; a new deposit delivers; the audit is clean', async () => {
+    const pub = createPublicClient({ transport: http(node.url), pollingInterval: 50 });
+    const user = createWalletClient({ account: privateKeyToAccount(USER.privateKey as Hex), transport: http(node.url) });
+    const destination = getAddress(privateKeyToAccount(generatePrivateKey()).address);
+    const usdc = parseChainAsset('base.usdc', 'from').id;
+    expect(svc.service.chains.requiredConfirmations('base')).toBe(REQUIRED);
+
+    const q = await svc.post('/quote', { from: 'base.usdc', to: 'base.usdt', from_amount: '25', return_full_route: true });
+    expect(q.status).toBe(200);
+    const o = await svc.post('/order', { quote_id: q.body.id, to_address: destination });
+    expect(o.status).toBe(201);
+    const id = o.body.id as string;
+    const deposit = o.body.deposit_address as Address;
+    const amountIn = parseAmount('25', parseChainAsset('base.usdc', 'from'), 'formatted', 'from_amount');
+
+    const pay = async () => {
+      const mint = await user.writeContract({ chain: null, address: USDC, abi: devTokenAbi, functionName: 'mint', args: [user.account.address, amountIn] });
+      await pub.waitForTransactionReceipt({ hash: mint });
+      const hash = await user.writeContract({ chain: null, address: USDC, abi: erc20Abi, functionName: 'transfer', args: [deposit, amountIn] });
+      const receipt = await pub.waitForTransactionReceipt({ hash });
+      expect(receipt.status).toBe('success');
+      return receipt;
+    };
+
+    // The deposit is mined and gets a second block on top: seen (funded), 2 of the 4 confirmations execution needs.
+    const first = await pay();
+    await mine(1);
+    const funded = await until(id, ['funded', 'executing', 'delivered'], 10_000);
+    expect(funded.status).toBe('funded');
+    expect(funded.refund_address?.toLowerCase()).toBe(USER.address.toLowerCase());
+    expect(await svc.service.chains.balanceOf('base', deposit, usdc)).toBe(amountIn);
+
+    // Both blocks replaced by empty ones: the deposit's transaction is no longer on the chain.
+    await rpcCall(node.url, 'anvil_reorg', [2, []]);
+    await expect(pub.getTransactionReceipt({ hash: first.transactionHash })).rejects.toThrow();
+    expect(await pub.readContract({ address: USDC, abi: erc20Abi, functionName: 'balanceOf', args: [deposit] })).toBe(0n);
+
+    const back = await until(id, ['awaiting_deposit'], 10_000);
+    expect(back.status).toBe('awaiting_deposit');
+    // The refund address came from the vanished deposit's sender: none is known any more.
+    expect(back.refund_address).toBeNull();
+    const stored = await svc.service.store.load('order', id);
+    expect((stored!.snapshot as { context: OrderContext }).context.deposits).toEqual([]);
+    // The books match the chain: the deposit address holds nothing, and no transfer into it is listed.
+    expect(await svc.service.chains.balanceOf('base', deposit, usdc)).toBe(0n);
+    expect(await svc.service.chains.transfers({ chain: 'base', address: deposit })).toEqual([]);
+    expect(await svc.service.chains.transfers({ txId: first.transactionHash })).toEqual([]);
+    // Asked again (as a feed that failed to tell would): the same deposit, booked back once.
+    const again = await svc.service.chains.vanished!('base', Number(first.blockNumber));
+    expect(again.map((d) => [d.txId, d.to, d.amount])).toEqual([[first.transactionHash, deposit.toLowerCase(), amountIn]]);
+    expect(await svc.service.chains.balanceOf('base', deposit, usdc)).toBe(0n);
+
+    // A new real deposit, confirmed by blocks on top, is executed and delivered.
+    const second = await pay();
+    await mine(REQUIRED - 1);
+    const done = await until(id, ['delivered', 'stalled', 'frozen', 'refunded', 'expired'], 30_000);
+    expect(done.status).toBe('delivered');
+    expect(done.refund_address?.toLowerCase()).toBe(USER.address.toLowerCase());
+    const after = (await svc.service.store.load('order', id))!.snapshot as { context: OrderContext };
+    expect(after.context.deposits.map((d) => d.txId)).toEqual([second.transactionHash]);
+    expect(after.context.refunds).toEqual([]);
+    expect(await svc.service.chains.balanceOf('base', deposit, usdc)).toBe(0n);
+    const amountOut = parseAmount(done.amount_out, parseChainAsset('base.usdt', 'to'), 'formatted', 'amount_out');
+    expect(await pub.readContract({ address: USDT, abi: erc20Abi, functionName: 'balanceOf', args: [destination] })).toBe(amountOut);
+
+    const report = await runAudit({ store: svc.service.store, chains: svc.service.chains, recheck: { times: 2, delayMs: 200 } });
+    expect(report.findings).toEqual([]);
+    expect(report.clean).toBe(true);
+  }, 60_000);
+});

@@ -1,0 +1,112 @@
+// The deposit feed over a fake chain whose blocks can be replaced: a reorg found before the passes tells each owning
+// order about its vanished deposits, rewinds both cursors below the first replaced block and scans the new blocks;
+// a failed telling leaves the cursors so the next poll tells again; a chain without the capability is never asked.
+import { describe, expect, it } from 'vitest';
+import { createDepositFeed, type DepositFeedDeps } from '../../../actors/deposit-feed.js';
+import type { AssetId, ChainName } from '../../../src/assets/types.js';
+import type { Deposit, Reorg } from '../../../src/chains/types.js';
+import { createLogger } from '../../../src/log.js';
+import type { OrderDeposit, OrderDepositVanished } from '../../../src/protocol/index.js';
+import { BASE_USDC } from '../../support/fixtures.js';
+
+const ADDRESS = '0x00000000000000000000000000000000000000d1';
+
+function fakeChain() {
+  const kv = new Map<string, string>();
+  const told: Array<{ orderId: string; command: OrderDeposit | OrderDepositVanished }> = [];
+  const state = {
+    height: 10,
+    deposits: [] as Deposit[],
+    reorg: null as Reorg | null,
+    vanished: [] as Deposit[],
+    scans: [] as Array<[number, number]>,
+    failTell: false,
+  };
+  const chains: DepositFeedDeps['chains'] = {
+    requiredConfirmations: (chain: ChainName) => (chain === 'base' ? 3 : 1),
+    height: async (chain: ChainName) => (chain === 'base' ? state.height : 0),
+    async scan(chain, from, to) {
+      if (chain !== 'base') return [];
+      state.scans.push([from, to!]);
+      return state.deposits
+        .filter((d) => d.block >= from && d.block <= to!)
+        .map((d) => ({ ...d, confirmations: state.height - d.block + 1 }));
+    },
+    async checkReorg(chain, upTo) {
+      return chain === 'base' && state.reorg && state.reorg.from <= upTo ? state.reorg : null;
+    },
+    async vanished(chain, from) {
+      return chain === 'base' ? state.vanished.filter((d) => d.block >= from) : [];
+    },
+  };
+  const feed = createDepositFeed({
+    chains,
+    store: { getKey: async (s, k) => kv.get(`${s}|${k}`) ?? null, putKey: async (s, k, v) => void kv.set(`${s}|${k}`, v) },
+    logger: createLogger('silent'),
+    async tell(orderId, command) {
+      if (state.failTell) throw new Error('bus down');
+      told.push({ orderId, command });
+    },
+  });
+  const cursor = (name: 'seen' | 'confirmed') => Number(kv.get(`deposit-cursor|base:${name}`) ?? '0');
+  return { feed, state, told, cursor };
+}
+
+const dep = (txId: string, block: number): Deposit => ({
+  txId, chain: 'base', asset: BASE_USDC as AssetId, from: '0x00000000000000000000000000000000000000a1', to: ADDRESS, amount: 5n, block, confirmations: 1,
+});
+
+describe('deposit feed: reorgs', () => {
+  it('a reorg removing a seen deposit: the order hears deposit.vanished, both cursors rewind, the new blocks are scanned', async () => {
+    const { feed, state, told, cursor } = fakeChain();
+    await feed.register('base', ADDRESS, 'o-1', BASE_USDC as AssetId);
+    state.deposits = [dep('0xaa', 9)];
+    await feed.poll();
+    expect(told.map((t) => t.command.type)).toEqual(['deposit']);
+    expect([cursor('seen'), cursor('confirmed')]).toEqual([10, 8]);
+
+    // Blocks 9 and 10 replaced: the deposit is gone, another one in the new block 9.
+    state.reorg = { from: 9, upTo: 10, depth: 2, beyondWindow: false };
+    state.vanished = [dep('0xaa', 9)];
+    state.deposits = [dep('0xbb', 9)];
+    state.scans.length = 0;
+    await feed.poll();
+    expect(told.slice(1).map((t) => [t.orderId, t.command.type, t.command.txId])).toEqual([
+      ['o-1', 'deposit.vanished', '0xaa'],
+      ['o-1', 'deposit', '0xbb'],
+    ]);
+    // Rescanned from the first replaced block; the confirmed cursor (8) was below it and did not move back.
+    expect(state.scans[0]).toEqual([9, 10]);
+    expect([cursor('seen'), cursor('confirmed')]).toEqual([10, 8]);
+  });
+
+  it('a telling that fails moves no cursor: the next poll tells again', async () => {
+    const { feed, state, told, cursor } = fakeChain();
+    await feed.register('base', ADDRESS, 'o-1', BASE_USDC as AssetId);
+    state.deposits = [dep('0xaa', 5)];
+    await feed.poll();
+    state.reorg = { from: 4, upTo: 10, depth: 7, beyondWindow: false };
+    state.vanished = [dep('0xaa', 5)];
+    state.deposits = [];
+    state.failTell = true;
+    await expect(feed.poll()).rejects.toThrow('bus down');
+    expect([cursor('seen'), cursor('confirmed')]).toEqual([10, 8]);
+    state.failTell = false;
+    await feed.poll();
+    expect(told.filter((t) => t.command.type === 'deposit.vanished').map((t) => t.command.txId)).toEqual(['0xaa']);
+    expect([cursor('seen'), cursor('confirmed')]).toEqual([10, 8]);
+    expect(state.scans.at(-2)).toEqual([4, 10]);
+    expect(state.scans.at(-1)).toEqual([4, 8]);
+  });
+
+  it('a vanished deposit to an address no order owns, or of another asset, is told to nobody', async () => {
+    const { feed, state, told } = fakeChain();
+    await feed.register('base', ADDRESS, 'o-1', 'base.other' as AssetId);
+    state.deposits = [];
+    await feed.poll();
+    state.reorg = { from: 9, upTo: 10, depth: 2, beyondWindow: false };
+    state.vanished = [dep('0xaa', 9), { ...dep('0xcc', 9), to: '0x00000000000000000000000000000000000000ee' }];
+    await feed.poll();
+    expect(told).toEqual([]);
+  });
+});
