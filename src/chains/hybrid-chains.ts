@@ -372,10 +372,14 @@ export function openHybridChains(opts: HybridChainsOptions): HybridChains {
   }
 
   /** Every transfer into `address` from block `sinceBlock` (default 0) read from the node: fine for dev nodes,
-   *  a full scan on a long chain. It books nothing. */
+   *  a full scan on a long chain. It books nothing. The gas account's top-ups are left out: they are no transfer of
+   *  the port (nothing books them), so a watch on a deposit address must not report the router's own gas as a
+   *  deposit. */
   async function depositsToReal(evm: EvmChain, address: string, sinceBlock = 0): Promise<Deposit[]> {
     const a = address.toLowerCase();
-    return (await evm.scan(sinceBlock)).filter((d) => d.to === a).map(({ blockHash: _h, logIndex: _l, ...d }) => d);
+    return (await evm.scan(sinceBlock))
+      .filter((d) => d.to === a && d.from !== gasAccount)
+      .map(({ blockHash: _h, logIndex: _l, ...d }) => d);
   }
 
   const realHub = new WatchHub(

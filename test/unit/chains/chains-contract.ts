@@ -1,9 +1,11 @@
-// The one contract every Chains adapter passes (the simulated ledger now, the EVM adapter on anvil later).
-// It uses only the port: funding goes through MINT_ACCOUNT, time through the harness's `advance`.
+// The one contract every Chains adapter passes: the simulated ledger (test/unit/chains/sim-chains.test.ts) and the
+// hybrid facade with base real on anvil (test/chains/evm/hybrid-contract.test.ts). It uses only the port: funding
+// goes through MINT_ACCOUNT, time through the harness's `advance`, outside payments through its `deposit`, and the
+// user accounts are the harness's (see `ChainsHarness`).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { findAsset } from '../../../src/assets/registry.js';
 import type { ChainName } from '../../../src/assets/types.js';
-import { InsufficientFunds, MINT_ACCOUNT, poolAccount, type Chains, type Deposit } from '../../../src/chains/index.js';
+import { InsufficientFunds, MINT_ACCOUNT, accountKey, poolAccount, type Chains, type Deposit } from '../../../src/chains/index.js';
 import { InvalidAmount, InvalidRequest, UnknownAsset } from '../../../src/errors.js';
 
 export interface ChainsHarness {
@@ -11,6 +13,23 @@ export interface ChainsHarness {
   /** Moves the chains' time forward (simulated: the manual clock; anvil: increase time and mine). */
   advance(ms: number): Promise<void>;
   close(): Promise<void>;
+  /**
+   * The suite's user accounts for this case; default ALICE, BOB, CAROL. An adapter over a real chain answers fresh
+   * addresses it can sign for (a transfer from a user account is a real transaction there, signed with its key), so
+   * one case never sees another's transfers on the shared node. `carol` is spelt checksummed (EIP-55).
+   */
+  accounts?: { alice: string; bob: string; carol: string };
+  /**
+   * Chains backed by a real node (e.g. base on anvil); absent = none. On them the suite compares a deposit's
+   * addresses normalised (the node answers lower-case hex, not the request's spelling).
+   */
+  realChains?: readonly ChainName[];
+  /**
+   * Makes an outside payment on `chain`: `amount` of `asset` sent to `to` by a sender outside the router (simulated:
+   * `simulateDeposit`; real: a real ERC-20 transfer from a funded dev account), answering its tx id, block and sender.
+   * Absent = the adapter cannot make one and the cases that need it are left out.
+   */
+  deposit?(d: { chain: ChainName; asset: string; to: string; amount: bigint }): Promise<{ txId: string; block: number; from: string }>;
 }
 
 export function assetId(chain: ChainName, symbol: string): string {
@@ -23,6 +42,9 @@ export const ALICE = '0x1111111111111111111111111111111111111111';
 export const BOB = '0x2222222222222222222222222222222222222222';
 /** A checksummed spelling (EIP-55) of an address, to show that case does not split accounts. */
 export const CAROL = '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359';
+const ALICE_ = ALICE;
+const BOB_ = BOB;
+const CAROL_ = CAROL;
 export const SATOSHI = 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq';
 export const HAL = 'bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu';
 
@@ -37,14 +59,24 @@ export function chainsContract(name: string, open: () => Promise<ChainsHarness>)
   describe(`Chains contract: ${name}`, () => {
     let h: ChainsHarness;
     let chains: Chains;
+    // The user accounts of this case (the harness's, else the module's constants).
+    let ALICE: string;
+    let BOB: string;
+    let CAROL: string;
     beforeEach(async () => {
       h = await open();
       chains = h.chains;
+      ({ alice: ALICE, bob: BOB, carol: CAROL } = h.accounts ?? { alice: ALICE_, bob: BOB_, carol: CAROL_ });
     });
     afterEach(async () => {
       await h.close();
     });
 
+    /** How a deposit read back spells an address: as the request did, or normalised on a real chain (the node's hex). */
+    const spelt = (chain: ChainName, address: string): string => (h.realChains?.includes(chain) ? accountKey(chain, address) : address);
+
+    // `fund` sends from the mint. On a real chain the mint is the router's treasury, so this is a real payout from
+    // it (the harness keeps the treasury stocked), not a user's deposit; an outside payment is `h.deposit`.
     const fund = (chain: ChainName, asset: string, to: string, amount: bigint) =>
       chains.transfer({ key: key('fund'), chain, asset, from: MINT_ACCOUNT, to, amount });
 
@@ -244,11 +276,14 @@ export function chainsContract(name: string, open: () => Promise<ChainsHarness>)
         await chains.transfer({ key: key('out'), chain: 'base', asset: BASE_USDC, from: CAROL, to: BOB, amount: 10n });
         const deps = await chains.depositsTo('base', CAROL.toLowerCase());
         expect(deps).toHaveLength(1);
-        expect(deps[0]).toMatchObject({ txId: t.txId, chain: 'base', asset: BASE_USDC, from: ALICE, to: CAROL, amount: 70n, block: t.block });
+        expect(deps[0]).toMatchObject({ txId: t.txId, chain: 'base', asset: BASE_USDC, from: spelt('base', ALICE), to: spelt('base', CAROL), amount: 70n, block: t.block });
         expect(await chains.depositsTo('base', CAROL, t.block + 1)).toEqual([]);
         expect(await chains.depositsTo('ethereum', CAROL)).toEqual([]);
       });
 
+      // On Bitcoin, simulated in every harness: on a real EVM chain `scan` leaves out the router's own sends (from
+      // its treasury and gas account), so "every transfer" holds only where nothing is real; a real chain's scan is
+      // held to the outside-payment cases below.
       it('scan sees every transfer of mined blocks once with a block cursor', async () => {
         const seen: Deposit[] = [];
         let cursor = 1;
@@ -286,6 +321,45 @@ export function chainsContract(name: string, open: () => Promise<ChainsHarness>)
         expect(seen[0]).toMatchObject({ txId: t.txId, from: ALICE, to: BOB, asset: ETH, amount: 10n });
         expect(seen[0]!.confirmations).toBeGreaterThanOrEqual(need);
         w.stop();
+      });
+    });
+
+    // An outside payment is made by the harness (`deposit` capability), because only the simulation can conjure one
+    // from the mint: on a real chain it is a real transaction from an account outside the router. Base is used, the
+    // chain a hybrid harness makes real. No assumption on when it is mined: pending in the next block (simulated) or
+    // mined at once (anvil's automine); the cases wait a block's time before reading mined blocks.
+    describe('outside payments (capability `deposit`)', () => {
+      it('a payment from outside is seen by depositsTo and scan with its sender, and booked to the receiver', async (ctx) => {
+        if (!h.deposit) return ctx.skip();
+        const d = await h.deposit({ chain: 'base', asset: BASE_USDC, to: BOB, amount: 5_000n });
+        expect(d.txId).toMatch(/^0x[0-9a-f]{64}$/);
+        const want = { txId: d.txId, chain: 'base', asset: BASE_USDC, from: spelt('base', d.from), to: spelt('base', BOB), amount: 5_000n, block: d.block };
+        expect(await chains.depositsTo('base', BOB)).toEqual([expect.objectContaining(want)]);
+        await h.advance(chains.ledger('base').blockMs);
+        expect((await chains.scan('base', d.block)).filter((x) => x.txId === d.txId)).toEqual([expect.objectContaining(want)]);
+        // Once scanned, the receiver holds it and may spend it (on a real chain: a real send it signs).
+        expect(await chains.balanceOf('base', BOB, BASE_USDC)).toBe(5_000n);
+        const out = await chains.transfer({ key: key('spend'), chain: 'base', asset: BASE_USDC, from: BOB, to: ALICE, amount: 5_000n });
+        expect(out.amount).toBe(5_000n);
+        expect(await chains.balanceOf('base', ALICE, BASE_USDC)).toBe(5_000n);
+      });
+
+      it('a watch reports each outside payment once it has the required confirmations, with its sender', async (ctx) => {
+        if (!h.deposit) return ctx.skip();
+        const seen: Deposit[] = [];
+        const w = chains.watch('base', CAROL, (x) => void seen.push(x));
+        const need = chains.requiredConfirmations('base');
+        const made = [];
+        for (const amount of [10n, 20n]) {
+          const d = await h.deposit({ chain: 'base', asset: BASE_USDC, to: CAROL, amount });
+          made.push(d);
+          while ((await chains.confirmations({ chain: 'base', block: d.block })) < need) await h.advance(chains.ledger('base').blockMs);
+          await chains.poll();
+          await chains.poll();
+        }
+        w.stop();
+        expect(seen.map((x) => [x.txId, x.from, x.amount])).toEqual(made.map((d, i) => [d.txId, spelt('base', d.from), [10n, 20n][i]]));
+        for (const x of seen) expect(x.confirmations).toBeGreaterThanOrEqual(need);
       });
     });
   });

@@ -42,7 +42,18 @@ function open(over: Partial<SimChainsOptions> = {}): { chains: SimChains; clock:
 
 chainsContract('simulated SQLite ledger', async () => {
   const { chains, clock } = open();
-  return { chains, advance: async (ms) => clock.advance(ms), close: () => chains.close() };
+  let senders = 0;
+  return {
+    chains,
+    advance: async (ms) => clock.advance(ms),
+    // An outside payment: minted into a sender of its own, then sent (what the dev listener does).
+    deposit: async (d) => {
+      const from = `0x${(0x3333_0000 + senders++).toString(16).padStart(40, '0')}`;
+      const t = await chains.simulateDeposit({ ...d, from });
+      return { txId: t.txId, block: t.block, from };
+    },
+    close: () => chains.close(),
+  };
 });
 
 /** Waits for something the background (setImmediate, the poll timer) does, up to 2 s. */
