@@ -221,9 +221,19 @@ describe('EVM transfers (anvil)', () => {
     ring.add(sender);
     await mintDevToken(node.url, USDC_ADDRESS, sender.address, 1_000_000n);
     const to = randomAddress();
-    // A generous RPC timeout: on a loaded machine a 2 s preflight call can time out, and a send refused before
-    // signing never reaches the pool this test waits for.
-    const chain = ledger(store, ring, { rpcTimeoutMs: 15_000 });
+    // The node estimates gas against its pending state, so the second send's preflight must run before the first
+    // transaction reaches the pool, or it is refused before signing and no revert is ever mined. The first broadcast
+    // is held for a while (preflights run outside the account lock, so the second one completes meanwhile), and
+    // the RPC timeout is generous for a loaded machine.
+    let held = false;
+    const chain = ledger(store, ring, {
+      rpcTimeoutMs: 15_000,
+      beforeBroadcast: async (entry) => {
+        if (held || !entry.key.startsWith('k-')) return;
+        held = true;
+        await new Promise((r) => setTimeout(r, 3_000));
+      },
+    });
     await expect(chain.send({ key: 'k-over', asset: USDC.id, from: sender.address, to, amount: 1_000_001n })).rejects.toBeInstanceOf(InsufficientFunds);
     expect(await chain.outboxEntry('k-over')).toBeNull();
 
