@@ -8,11 +8,10 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { runAudit } from '../../../actors/audit.js';
 import { ANVIL_ACCOUNTS, type AnvilNode } from '../../../src/chains/evm/anvil.js';
 import { mintDevToken } from '../../../src/chains/evm/dev-token.js';
-import { startService, type RunningService } from '../../support/service.js';
-import { startDevChain, tokenAddress } from './support.js';
+import type { RunningService } from '../../support/service.js';
+import { startServiceOnBase, tokenAddress } from './support.js';
 
 const TREASURY = ANVIL_ACCOUNTS[0]!;
-const GAS = ANVIL_ACCOUNTS[1]!;
 const USER = ANVIL_ACCOUNTS[2]!;
 const MINTER = ANVIL_ACCOUNTS[3]!;
 const USDC = tokenAddress('base', 'USDC');
@@ -22,22 +21,14 @@ const USDT_BASE = { chain: { kind: 'EVM', chainId: 8453 }, token: { kind: 'TOKEN
 
 let node: AnvilNode;
 let svc: RunningService;
+let stop: () => Promise<void>;
 
 beforeAll(async () => {
-  node = await startDevChain('base');
-  // The payout comes from the treasury's USDT: venues are simulated, nothing on chain swaps the USDC.
-  await mintDevToken(node.url, USDT, TREASURY.address as Address, 1_000_000n * 10n ** 6n, { from: MINTER.address as Address });
-  svc = await startService({
-    ROUTER_EVM_RPC_BASE: node.url,
-    ROUTER_EVM_TREASURY_KEY: TREASURY.privateKey,
-    ROUTER_EVM_GAS_KEY: GAS.privateKey,
-    ROUTER_DEPOSIT_POLL_MS: '100',
-  });
+  ({ node, svc, stop } = await startServiceOnBase());
 }, 60_000);
 
 afterAll(async () => {
-  await svc?.stop();
-  await node?.stop();
+  await stop?.();
 });
 
 const getJson = async (url: string) => (await (await fetch(url)).json()) as Record<string, any>;

@@ -7,47 +7,27 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { runAudit } from '../../../actors/audit.js';
 import { parseAmount, parseChainAsset } from '../../../src/assets/index.js';
 import { ANVIL_ACCOUNTS, type AnvilNode } from '../../../src/chains/evm/anvil.js';
-import { devTokenAbi, mintDevToken } from '../../../src/chains/evm/dev-token.js';
-import { startService, type RunningService } from '../../support/service.js';
-import { startDevChain, tokenAddress } from './support.js';
+import { devTokenAbi } from '../../../src/chains/evm/dev-token.js';
+import type { RunningService } from '../../support/service.js';
+import { startServiceOnBase, tokenAddress, untilOrderStatus } from './support.js';
 
 const TREASURY = ANVIL_ACCOUNTS[0]!;
-const GAS = ANVIL_ACCOUNTS[1]!;
 const USER = ANVIL_ACCOUNTS[2]!;
-const MINTER = ANVIL_ACCOUNTS[3]!;
 const USDC = tokenAddress('base', 'USDC');
 const USDT = tokenAddress('base', 'USDT');
 
 let node: AnvilNode;
 let svc: RunningService;
+let stop: () => Promise<void>;
 
 beforeAll(async () => {
-  node = await startDevChain('base');
-  // The payout comes from the treasury's own USDT (venues are simulated: nothing on chain swaps the USDC).
-  await mintDevToken(node.url, USDT, TREASURY.address as Address, 1_000_000n * 10n ** 6n, { from: MINTER.address as Address });
-  svc = await startService({
-    ROUTER_EVM_RPC_BASE: node.url,
-    ROUTER_EVM_TREASURY_KEY: TREASURY.privateKey,
-    ROUTER_EVM_GAS_KEY: GAS.privateKey,
-    ROUTER_DEPOSIT_POLL_MS: '100',
-  });
+  ({ node, svc, stop } = await startServiceOnBase());
 }, 60_000);
 
 afterAll(async () => {
-  await svc?.stop();
-  await node?.stop();
+  await stop?.();
 });
 
-const get = async (id: string) => (await (await fetch(`${svc.url}/order/${id}`)).json()) as Record<string, any>;
-
-async function until(id: string, statuses: string[], ms: number) {
-  const end = Date.now() + ms;
-  for (;;) {
-    const o = await get(id);
-    if (statuses.includes(o.status) || Date.now() > end) return o;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('a Family A order on a real base node: deposit, sweep and payout are real transactions', () => {
   it('base.usdc → base.usdt reaches delivered; the destination receives exactly amount_out on chain', async () => {
@@ -75,7 +55,7 @@ describe('a Family A order on a real base node: deposit, sweep and payout are re
     const depositReceipt = await pub.waitForTransactionReceipt({ hash: pay });
     expect(depositReceipt.status).toBe('success');
 
-    const done = await until(o.body.id, ['delivered', 'stalled', 'frozen', 'failed', 'refunded'], 20_000);
+    const done = await untilOrderStatus(svc, o.body.id, ['delivered', 'stalled', 'frozen', 'failed', 'refunded'], 20_000);
     expect(done.status).toBe('delivered');
     expect(done.refund_address?.toLowerCase()).toBe(USER.address.toLowerCase());
 

@@ -10,48 +10,27 @@ import { runAudit } from '../../../actors/audit.js';
 import type { OrderContext } from '../../../machines/order.machine.js';
 import { parseAmount, parseChainAsset } from '../../../src/assets/index.js';
 import { ANVIL_ACCOUNTS, rpcCall, type AnvilNode } from '../../../src/chains/evm/anvil.js';
-import { devTokenAbi, mintDevToken } from '../../../src/chains/evm/dev-token.js';
-import { startService, type RunningService } from '../../support/service.js';
-import { startDevChain, tokenAddress } from './support.js';
+import { devTokenAbi } from '../../../src/chains/evm/dev-token.js';
+import type { RunningService } from '../../support/service.js';
+import { startServiceOnBase, tokenAddress, untilOrderStatus } from './support.js';
 
-const TREASURY = ANVIL_ACCOUNTS[0]!;
-const GAS = ANVIL_ACCOUNTS[1]!;
 const USER = ANVIL_ACCOUNTS[2]!;
-const MINTER = ANVIL_ACCOUNTS[3]!;
 const USDC = tokenAddress('base', 'USDC');
 const USDT = tokenAddress('base', 'USDT');
 const REQUIRED = 4;
 
 let node: AnvilNode;
 let svc: RunningService;
+let stop: () => Promise<void>;
 
 beforeAll(async () => {
-  node = await startDevChain('base');
-  await mintDevToken(node.url, USDT, TREASURY.address as Address, 1_000_000n * 10n ** 6n, { from: MINTER.address as Address });
-  svc = await startService({
-    ROUTER_EVM_RPC_BASE: node.url,
-    ROUTER_EVM_TREASURY_KEY: TREASURY.privateKey,
-    ROUTER_EVM_GAS_KEY: GAS.privateKey,
-    ROUTER_EVM_CONFIRMATIONS_BASE: String(REQUIRED),
-    ROUTER_DEPOSIT_POLL_MS: '100',
-  });
+  ({ node, svc, stop } = await startServiceOnBase({ ROUTER_EVM_CONFIRMATIONS_BASE: String(REQUIRED) }));
 }, 60_000);
 
 afterAll(async () => {
-  await svc?.stop();
-  await node?.stop();
+  await stop?.();
 });
 
-const get = async (id: string) => (await (await fetch(`${svc.url}/order/${id}`)).json()) as Record<string, any>;
-
-async function until(id: string, statuses: string[], ms: number) {
-  const end = Date.now() + ms;
-  for (;;) {
-    const o = await get(id);
-    if (statuses.includes(o.status) || Date.now() > end) return o;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 const mine = (blocks: number) => rpcCall(node.url, 'anvil_mine', [`0x${blocks.toString(16)}`]);
 
@@ -83,7 +62,7 @@ describe('a reorg removing a Family A deposit on a real base node', () => {
     // The deposit is mined and gets a second block on top: seen (funded), 2 of the 4 confirmations execution needs.
     const first = await pay();
     await mine(1);
-    const funded = await until(id, ['funded', 'executing', 'delivered'], 10_000);
+    const funded = await untilOrderStatus(svc, id, ['funded', 'executing', 'delivered'], 10_000);
     expect(funded.status).toBe('funded');
     expect(funded.refund_address?.toLowerCase()).toBe(USER.address.toLowerCase());
     expect(await svc.service.chains.balanceOf('base', deposit, usdc)).toBe(amountIn);
@@ -93,7 +72,7 @@ describe('a reorg removing a Family A deposit on a real base node', () => {
     await expect(pub.getTransactionReceipt({ hash: first.transactionHash })).rejects.toThrow();
     expect(await pub.readContract({ address: USDC, abi: erc20Abi, functionName: 'balanceOf', args: [deposit] })).toBe(0n);
 
-    const back = await until(id, ['awaiting_deposit'], 10_000);
+    const back = await untilOrderStatus(svc, id, ['awaiting_deposit'], 10_000);
     expect(back.status).toBe('awaiting_deposit');
     // The refund address came from the vanished deposit's sender: none is known any more.
     expect(back.refund_address).toBeNull();
@@ -111,7 +90,7 @@ describe('a reorg removing a Family A deposit on a real base node', () => {
     // A new real deposit, confirmed by blocks on top, is executed and delivered.
     const second = await pay();
     await mine(REQUIRED - 1);
-    const done = await until(id, ['delivered', 'stalled', 'frozen', 'refunded', 'expired'], 30_000);
+    const done = await untilOrderStatus(svc, id, ['delivered', 'stalled', 'frozen', 'refunded', 'expired'], 30_000);
     expect(done.status).toBe('delivered');
     expect(done.refund_address?.toLowerCase()).toBe(USER.address.toLowerCase());
     const after = (await svc.service.store.load('order', id))!.snapshot as { context: OrderContext };
@@ -149,22 +128,22 @@ describe('a reorg removing a Family A deposit on a real base node', () => {
     const hash = await pub.sendRawTransaction({ serializedTransaction: raw });
     await pub.waitForTransactionReceipt({ hash });
     await mine(1);
-    expect((await until(id, ['funded'], 10_000)).status).toBe('funded');
+    expect((await untilOrderStatus(svc, id, ['funded'], 10_000)).status).toBe('funded');
 
     await rpcCall(node.url, 'anvil_reorg', [2, []]);
-    expect((await until(id, ['awaiting_deposit'], 10_000)).status).toBe('awaiting_deposit');
+    expect((await untilOrderStatus(svc, id, ['awaiting_deposit'], 10_000)).status).toBe('awaiting_deposit');
     expect(await svc.service.chains.balanceOf('base', deposit, usdc)).toBe(0n);
 
     expect(await pub.sendRawTransaction({ serializedTransaction: raw })).toBe(hash);
     expect((await pub.waitForTransactionReceipt({ hash })).status).toBe('success');
-    expect((await until(id, ['funded'], 10_000)).status).toBe('funded');
+    expect((await untilOrderStatus(svc, id, ['funded'], 10_000)).status).toBe('funded');
     // Booked again under its second key: the address holds the amount once, listed once with the real hash.
     expect(await svc.service.chains.balanceOf('base', deposit, usdc)).toBe(amountIn);
     const listed = await svc.service.chains.transfers({ chain: 'base', address: deposit });
     expect(listed.map((t) => [t.key, t.txId, t.amount])).toEqual([[expect.stringMatching(/^deposit:base:0x[0-9a-f]{64}:\d+:1$/), hash, amountIn]]);
 
     await mine(REQUIRED - 1);
-    const done = await until(id, ['delivered', 'stalled', 'frozen', 'refunded', 'expired'], 30_000);
+    const done = await untilOrderStatus(svc, id, ['delivered', 'stalled', 'frozen', 'refunded', 'expired'], 30_000);
     expect(done.status).toBe('delivered');
     const after = (await svc.service.store.load('order', id))!.snapshot as { context: OrderContext };
     expect(after.context.deposits.map((d) => d.txId)).toEqual([hash]);
