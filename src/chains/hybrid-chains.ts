@@ -10,6 +10,7 @@
 // deposit feed hears of it, so the address's bookkeeping balance exists when the order spends it. One a reorg removes
 // is booked back (deposit address → `mint`) when the feed asks for the vanished deposits, and both bookings leave the
 // transfers the facade lists, so the books match the chain again.
+import { boundLedger } from './bound-ledger.js';
 import { encodeFunctionData, erc20Abi, isAddress, type Address, type Hex } from 'viem';
 import { privateKeyToAddress } from 'viem/accounts';
 import { NATIVE_EVM_ADDRESS, assetById } from '../assets/registry.js';
@@ -400,16 +401,8 @@ export function openHybridChains(opts: HybridChainsOptions): HybridChains {
       if (!real.has(chain)) return sim.ledger(chain);
       let l = ledgers.get(chain);
       if (!l) {
-        l = {
-          chain,
-          // The nominal interval of the chain (the node's own blocks decide heights).
-          blockMs: sim.ledger(chain).blockMs,
-          height: () => chains.height(chain),
-          transfer: (t) => chains.transfer({ ...t, chain }),
-          balanceOf: (address, asset) => chains.balanceOf(chain, address, asset),
-          transfers: (filter) => chains.transfers({ ...filter, chain }),
-          confirmations: (tx) => chains.confirmations({ chain, block: tx.block }),
-        };
+        // The nominal interval of the chain (the node's own blocks decide heights).
+        l = boundLedger(chains, chain, sim.ledger(chain).blockMs);
         ledgers.set(chain, l);
       }
       return l;

@@ -1,5 +1,6 @@
 // The simulated chains adapter: one SQLite ledger of transfers and balances for all chains, heights from the clock.
 // Each transfer commits (WAL, synchronous=FULL) before its promise resolves, so a SIGKILL never loses or repeats one.
+import { boundLedger } from './bound-ledger.js';
 import { randomUUID } from 'node:crypto';
 import { CHAINS } from '../assets/chains.js';
 import { assetById } from '../assets/registry.js';
@@ -344,15 +345,7 @@ export function openSimChains(opts: SimChainsOptions): SimChains {
       checkChain(chain);
       let l = ledgers.get(chain);
       if (!l) {
-        l = {
-          chain,
-          blockMs: blockMs[chain],
-          height: () => chains.height(chain),
-          transfer: (t) => chains.transfer({ ...t, chain }),
-          balanceOf: (address, asset) => chains.balanceOf(chain, address, asset),
-          transfers: (filter) => chains.transfers({ ...filter, chain }),
-          confirmations: (tx) => chains.confirmations({ chain, block: tx.block }),
-        };
+        l = boundLedger(chains, chain, blockMs[chain]);
         ledgers.set(chain, l);
       }
       return l;
