@@ -1,6 +1,7 @@
 // Starts a local anvil node as a child process on a loopback port, so tests and the devnet run real EVM chains
 // (real JSON-RPC, real receipts and logs) without any network access. The binary comes from the npm platform
-// package of @foundry-rs/anvil; its wrapper's postinstall does not run here, so the binary is resolved directly.
+// package `@foundry-rs/anvil-linux-amd64` (an optional dependency: the wrapper `@foundry-rs/anvil` lists packages for
+// every platform, and the registry reachable here holds only this one, so a lock with the wrapper cannot `npm ci`).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -70,7 +71,7 @@ export function anvilBinary(): string {
   try {
     pkgJson = createRequire(import.meta.url).resolve(`${ANVIL_PACKAGE}/package.json`);
   } catch {
-    throw new Error(`anvil: the package ${ANVIL_PACKAGE} is not installed (npm install, devDependency @foundry-rs/anvil)`);
+    throw new Error(`anvil: the package ${ANVIL_PACKAGE} is not installed (npm ci installs it as an optional dependency on linux x64)`);
   }
   const bin = join(dirname(pkgJson), 'bin', 'anvil');
   if (!existsSync(bin)) throw new Error(`anvil: ${ANVIL_PACKAGE} is installed but has no binary at ${bin}`);
