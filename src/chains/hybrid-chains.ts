@@ -421,6 +421,11 @@ export function openHybridChains(opts: HybridChainsOptions): HybridChains {
     // Balances are the books: on a real chain the treasury's on-chain balance is the sum of its internal accounts.
     balanceOf: (chain, address, asset) => sim.balanceOf(chain, address, asset),
     balances: (filter) => sim.balances(filter),
+    // The node's answer, beside the books: only the audit reads it (a real chain), null on a simulated one.
+    async onChainBalance(chain, address, asset) {
+      const evm = evmOf(chain);
+      return evm ? evm.balanceOf(address, asset) : null;
+    },
     transfers,
     async confirmations(tx) {
       const evm = evmOf(tx.chain);

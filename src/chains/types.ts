@@ -151,6 +151,12 @@ export interface Chains extends DepositWatcher {
   /** Transfers in the order they were made. */
   transfers(filter?: TransferFilter): Promise<Transfer[]>;
   confirmations(tx: { chain: ChainName; block: number }): Promise<number>;
+  /**
+   * What the chain's own node says `address` holds of `asset`, on a real chain (where `balanceOf` answers the
+   * books); null on a simulated chain, whose books are the chain. Optional: an adapter without real chains leaves it
+   * out. Read by the money audit to reconcile the books with the chain.
+   */
+  onChainBalance?(chain: ChainName, address: string, asset: AssetId): Promise<bigint | null>;
   close(): Promise<void>;
 }
 

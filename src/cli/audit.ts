@@ -84,6 +84,8 @@ function describe(f: AuditFindingJson): string {
       return f.ledger === null
         ? `the ${f.what} of ${amount(f.amount)} to ${f.address} names tx ${f.txId}, which the ledger does not have`
         : `the ${f.what} records ${amount(f.amount)} to ${f.address}; tx ${f.txId} on the ledger moved ${f.ledger} to another place or amount`;
+    case 'onchain_mismatch':
+      return `${f.address} holds ${amount(f.onChain)} on ${f.chain} (read from the chain); the books hold ${amount(f.books)}`;
   }
 }
 

@@ -16,6 +16,14 @@
 // Two kinds of arrival are counted as held where they arrived instead of as recorded deposits, and listed: a deposit
 // of another asset than the order's (`foreign`: the deposit feed leaves it for an operator), and one still pending in
 // a block not mined yet (`pending`: no order can have seen it; it is recorded once mined).
+//
+// On a real chain (hybrid-chains.ts) the ledger is the router's books, and the chain itself is read beside them:
+// every deposit address's on-chain balance of its order's asset (`onChain`, read by the caller) must equal its balance
+// in the books, else an `onchain_mismatch` finding names both. Only the order's asset: a deposit address also holds
+// the gas top-ups (ETH) the router sends it for its sweeps, and what is left of them, which the books never hold. For
+// the same reason an order paid in the chain's native asset (ETH) can only be checked one way: the chain holding less
+// than the books is a finding, more is taken for gas dust. A deposit mined but not yet booked (the feed waits for its
+// confirmations) shows as the chain holding more than the books until it is booked.
 import { assetById } from '../assets/registry.js';
 import { CHAIN_NAMES, type AssetId, type ChainName } from '../assets/types.js';
 import { accountKey } from '../chains/accounts.js';
@@ -37,6 +45,39 @@ export interface AuditInput {
   unreadable?: readonly UnreadableOrder[];
   /** Chain heights when the ledger was read: an arrival in a later block is pending. Absent: none is. */
   heights?: Partial<Record<ChainName, number>>;
+  /** On-chain balances of deposit addresses on real chains (see `depositAccounts`), each compared with the books'
+   *  balance of the same account. Absent or empty (simulated chains): nothing is compared. */
+  onChain?: readonly OnChainBalance[];
+}
+
+/** What a real chain's node answers for one deposit address and its order's asset. */
+export interface OnChainBalance {
+  chain: ChainName;
+  address: string;
+  asset: AssetId;
+  amount: bigint;
+}
+
+/** A deposit address to reconcile with its chain: the order's vault on its source chain, in the order's asset
+ *  (`route.from`; not ETH, see the header). One entry per account, in the orders' order. */
+export interface DepositAccount {
+  order: string;
+  chain: ChainName;
+  address: string;
+  asset: AssetId;
+}
+
+export function depositAccounts(orders: readonly MoneyRecords[]): DepositAccount[] {
+  const seen = new Set<string>();
+  const out: DepositAccount[] = [];
+  for (const o of orders) {
+    if (!o.vault) continue;
+    const id = accountId(o.sourceChain, o.vault.address, o.route.from);
+    if (seen.has(id)) continue;
+    seen.add(id);
+    out.push({ order: o.id, chain: o.sourceChain, address: o.vault.address, asset: o.route.from });
+  }
+  return out;
 }
 
 export interface UnreadableOrder {
@@ -95,7 +136,9 @@ export type AuditFinding =
   | { kind: 'held_mismatch'; order: string; chain: ChainName; asset: AssetId; address: string; held: bigint; ledgerHeld: bigint }
   /** A recorded leg output (to the holding account), delivery or refund (to `address`) whose transaction the ledger
    *  has with another amount, asset or destination, or not at all (`ledger` null). */
-  | { kind: 'flow_mismatch'; order: string; chain: ChainName; asset: AssetId; address: string; txId: string; what: string; amount: bigint; ledger: bigint | null };
+  | { kind: 'flow_mismatch'; order: string; chain: ChainName; asset: AssetId; address: string; txId: string; what: string; amount: bigint; ledger: bigint | null }
+  /** A deposit address on a real chain whose on-chain balance of the order's asset is not its balance in the books. */
+  | { kind: 'onchain_mismatch'; order: string; chain: ChainName; asset: AssetId; address: string; onChain: bigint; books: bigint };
 
 export interface AuditReport {
   /** Orders audited (readable ones). */
@@ -270,6 +313,17 @@ export function auditMoney(input: AuditInput): AuditReport {
     if (held === ledgerHeld) continue;
     const a = (e ?? l)!;
     findings.push({ kind: 'held_mismatch', order: orderOf(a.chain, a.address), chain: a.chain, asset: a.asset, address: spelt(a.chain, a.address), held, ledgerHeld });
+  }
+
+  // The chain beside the books, per deposit account read (real chains only).
+  if (input.onChain?.length) {
+    const books: AccountMap = new Map();
+    for (const b of input.balances) addTo(books, b.chain, b.asset, b.address, b.amount);
+    for (const c of input.onChain) {
+      const inBooks = books.get(accountId(c.chain, c.address, c.asset))?.amount ?? 0n;
+      if (inBooks === c.amount || (assetById(c.asset).native && c.amount > inBooks)) continue;
+      findings.push({ kind: 'onchain_mismatch', order: orderOf(c.chain, c.address), chain: c.chain, asset: c.asset, address: spelt(c.chain, c.address), onChain: c.amount, books: inBooks });
+    }
   }
 
   const all = rows.rows();

@@ -2,12 +2,25 @@
 // anvil node, a user paying the deposit address with a real ERC-20 transfer, the router sweeping it (gas from its
 // gas account) and paying out from its treasury with real transactions, while venues stay simulated.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPublicClient, createWalletClient, decodeEventLog, erc20Abi, getAddress, http, type Address, type Hex } from 'viem';
+import {
+  createPublicClient,
+  createWalletClient,
+  decodeEventLog,
+  encodeAbiParameters,
+  erc20Abi,
+  getAddress,
+  http,
+  keccak256,
+  numberToHex,
+  pad,
+  type Address,
+  type Hex,
+} from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { runAudit } from '../../../actors/audit.js';
 import { parseAmount, parseChainAsset } from '../../../src/assets/index.js';
-import { ANVIL_ACCOUNTS, type AnvilNode } from '../../../src/chains/evm/anvil.js';
-import { devTokenAbi } from '../../../src/chains/evm/dev-token.js';
+import { ANVIL_ACCOUNTS, rpcCall, type AnvilNode } from '../../../src/chains/evm/anvil.js';
+import { DEV_TOKEN_SLOTS, devTokenAbi } from '../../../src/chains/evm/dev-token.js';
 import type { RunningService } from '../../support/service.js';
 import { startServiceOnBase, tokenAddress, untilOrderStatus } from './support.js';
 
@@ -88,6 +101,24 @@ describe('a Family A order on a real base node: deposit, sweep and payout are re
     const report = await runAudit({ store: svc.service.store, chains: svc.service.chains, recheck: { times: 2, delayMs: 200 } });
     expect(report.findings).toEqual([]);
     expect(report.clean).toBe(true);
+
+    // The audit also reads the chain: the deposit address's USDC on the node beside its balance in the books. Writing
+    // its DevToken balance slot straight (no Transfer log, so the deposit feed never books it) makes the chain hold
+    // 7 USDC the books do not: a finding naming both sides. Writing 0 back makes the audit clean again.
+    const usdc = parseChainAsset('base.usdc', 'from').id;
+    const balanceSlot = keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'uint256' }], [deposit, DEV_TOKEN_SLOTS.balanceOf]));
+    const setDepositUsdc = (v: bigint) => rpcCall(node.url, 'anvil_setStorageAt', [USDC, balanceSlot, pad(numberToHex(v), { size: 32 })]);
+    await setDepositUsdc(7_000_000n);
+    expect(await pub.readContract({ address: USDC, abi: erc20Abi, functionName: 'balanceOf', args: [deposit] })).toBe(7_000_000n);
+    const off = await runAudit({ store: svc.service.store, chains: svc.service.chains, recheck: { times: 0, delayMs: 0 } });
+    expect(off.clean).toBe(false);
+    expect(off.findings).toEqual([
+      { kind: 'onchain_mismatch', order: o.body.id, chain: 'base', asset: usdc, address: deposit, onChain: 7_000_000n, books: 0n },
+    ]);
+    await setDepositUsdc(0n);
+    const again = await runAudit({ store: svc.service.store, chains: svc.service.chains, recheck: { times: 0, delayMs: 0 } });
+    expect(again.findings).toEqual([]);
+    expect(again.clean).toBe(true);
 
     const blockOf = async (n: bigint) => (await pub.getBlock({ blockNumber: n })).number;
     const blocks = (await blockOf(receipt.blockNumber)) - (await blockOf(depositReceipt.blockNumber));

@@ -8,7 +8,7 @@ import { openSimChains, poolAccount } from '../../../src/chains/index.js';
 import type { SimChains } from '../../../src/chains/types.js';
 import { auditExitCode, renderAudit } from '../../../src/cli/audit.js';
 import { ManualClock } from '../../../src/clock.js';
-import { auditJson, auditMoney, isMoneyRecords, moneyRecordsProblem, type AuditReport, type AuditRow } from '../../../src/orders/audit.js';
+import { auditJson, auditMoney, depositAccounts, isMoneyRecords, moneyRecordsProblem, type AuditReport, type AuditRow } from '../../../src/orders/audit.js';
 import { FEES_ACCOUNT, holdingAccount, type MoneyRecords } from '../../../src/orders/money.js';
 
 const BASE_USDC = parseChainAsset('base.usdc', 'x').id;
@@ -270,5 +270,40 @@ describe('records that are not money records are reported, not summed', () => {
     const text = renderAudit(auditJson(r));
     expect(text).toContain('o-old  delivery is not an object');
     expect(text.split('\n').at(-1)).toBe('audit: 0 rows differ, 1 unreadable order');
+  });
+});
+
+describe('a real chain read beside the books: each deposit address\'s on-chain balance of its order\'s asset', () => {
+  it('equal to the books: clean; different: an onchain_mismatch naming both; ETH orders: only a shortfall counts', async () => {
+    const o = order('o-real', DEP_1);
+    await deposit(o, 9_000_000n);
+    const eth = { ...order('o-eth', DEP_2), route: { from: BASE_ETH } };
+    const accounts = depositAccounts([o, eth, o]);
+    expect(accounts).toEqual([
+      { order: 'o-real', chain: 'base', address: DEP_1, asset: BASE_USDC },
+      { order: 'o-eth', chain: 'base', address: DEP_2, asset: BASE_ETH },
+    ]);
+    const withChain = async (usdc: bigint, ethOnChain: bigint) =>
+      auditMoney({
+        orders: [o, eth],
+        transfers: await chains.transfers(),
+        balances: await chains.balances(),
+        onChain: [
+          { chain: 'base', address: DEP_1.toLowerCase(), asset: BASE_USDC, amount: usdc },
+          { chain: 'base', address: DEP_2.toLowerCase(), asset: BASE_ETH, amount: ethOnChain },
+        ],
+      });
+    // The ETH order's address holds gas dust the books never see: not a finding.
+    expect((await withChain(9_000_000n, 123n)).clean).toBe(true);
+    const r = await withChain(9_000_001n, 0n);
+    expect(r.findings).toEqual([{ kind: 'onchain_mismatch', order: 'o-real', chain: 'base', asset: BASE_USDC, address: DEP_1, onChain: 9_000_001n, books: 9_000_000n }]);
+    expect(r).toMatchObject({ differing: 0, clean: false });
+    expect(renderAudit(auditJson(r))).toContain(`${DEP_1} holds 9000001 (9.000001 base.USDC) on base (read from the chain); the books hold 9000000 (9 base.USDC)`);
+    await chains.simulateDeposit({ chain: 'base', asset: BASE_ETH, from: SENDER, to: DEP_2.toLowerCase(), amount: 50n });
+    eth.deposits = [];
+    const short = await withChain(9_000_000n, 40n);
+    expect(short.findings.filter((f) => f.kind === 'onchain_mismatch')).toEqual([
+      { kind: 'onchain_mismatch', order: 'o-eth', chain: 'base', asset: BASE_ETH, address: DEP_2, onChain: 40n, books: 50n },
+    ]);
   });
 });
