@@ -6,7 +6,8 @@ import { CHAINS } from '../../../src/assets/chains.js';
 import { findAsset } from '../../../src/assets/registry.js';
 import type { ChainName } from '../../../src/assets/types.js';
 import { ANVIL_ACCOUNTS, startAnvil, type AnvilNode, type StartAnvilOptions } from '../../../src/chains/evm/anvil.js';
-import { mintDevToken, placeDevTokens } from '../../../src/chains/evm/dev-token.js';
+import { placeDevTokens } from '../../../src/chains/evm/dev-token.js';
+import { DEVNET_GAS, DEVNET_TREASURY, devnetServiceEnv, startDevnetChain } from '../../../src/chains/evm/devnet.js';
 import { startService, type RunningService } from '../../support/service.js';
 
 /** Starts anvil with the chain's registry chain id and places the chain's tokens; stop it in afterAll. */
@@ -30,30 +31,23 @@ export function tokenAddress(chain: ChainName, symbol: string): Address {
   return getAddress(a.address);
 }
 
-/** anvil's dev accounts in the roles the EVM end-to-end tests give them. */
+/** anvil's dev accounts in the roles the EVM end-to-end tests give them (the devnet's treasury and gas account). */
 export const DEV_ROLES = {
-  treasury: ANVIL_ACCOUNTS[0]!,
-  gas: ANVIL_ACCOUNTS[1]!,
+  treasury: DEVNET_TREASURY,
+  gas: DEVNET_GAS,
   user: ANVIL_ACCOUNTS[2]!,
   minter: ANVIL_ACCOUNTS[3]!,
 } as const;
 
 /**
- * The embedded service in-process with base on a real anvil node (tokens placed, the treasury holding a float of
- * base USDT, since venues are simulated and the payouts come from it); other chains stay simulated. Stop both in
- * afterAll with `stop()`.
+ * The embedded service in-process with base on a real anvil node set up as the devnet sets it up (tokens placed,
+ * the treasury holding a float of every token, since venues are simulated and the payouts come from it); other
+ * chains stay simulated. Stop both in afterAll with `stop()`.
  */
 export async function startServiceOnBase(env: Record<string, string> = {}): Promise<{ node: AnvilNode; svc: RunningService; stop(): Promise<void> }> {
-  const node = await startDevChain('base');
+  const node = await startDevnetChain('base');
   try {
-    await mintDevToken(node.url, tokenAddress('base', 'USDT'), DEV_ROLES.treasury.address as Address, 1_000_000n * 10n ** 6n, { from: DEV_ROLES.minter.address as Address });
-    const svc = await startService({
-      ROUTER_EVM_RPC_BASE: node.url,
-      ROUTER_EVM_TREASURY_KEY: DEV_ROLES.treasury.privateKey,
-      ROUTER_EVM_GAS_KEY: DEV_ROLES.gas.privateKey,
-      ROUTER_DEPOSIT_POLL_MS: '100',
-      ...env,
-    });
+    const svc = await startService({ ...devnetServiceEnv(new Map([['base', node]])), ROUTER_DEPOSIT_POLL_MS: '100', ...env });
     return { node, svc, stop: async () => { await svc.stop(); await node.stop(); } };
   } catch (e) {
     await node.stop();
