@@ -245,6 +245,12 @@ function evmConfig(env: Env): Config['evm'] {
   return { rpc, treasuryKey, gasKey, confirmations };
 }
 
+/** The environment a process started by this one gets: this one's (PATH, NODE_OPTIONS, its ROUTER_* settings),
+ *  unread here, with `extra` on top. The child reads its own settings through loadConfig. */
+export function childEnvironment(extra: Readonly<Record<string, string>>): Env {
+  return { ...process.env, ...extra };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   return {
     portA: int(env, 'ROUTER_PORT_A', 8080, 0, 65535),

@@ -59,7 +59,7 @@ export function postOrderC(deps: COrderDeps): Koa.Middleware {
     const { requestId, log } = edgeState(ctx);
     const body = await readJsonBody(ctx, C_BODY_LIMIT_BYTES);
     assertShape('OrderRequest', body);
-    const b = body as unknown as WireCOrderRequest;
+    const b = body;
     const opts = { requestId };
     const quoteId = canonicalUuid(b.id);
 

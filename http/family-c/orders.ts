@@ -52,16 +52,19 @@ export function pageSizeOf(text: string): number {
 }
 
 /** The query of GET /orders. Unknown or repeated parameters are refused (400): a misspelt filter must not widen the list. */
+const isParam = (name: string): name is Param => (ORDERS_QUERY_PARAMS as readonly string[]).includes(name);
+const isListStatus = (value: string): value is ListStatus => (LIST_STATUSES as readonly string[]).includes(value);
+
 export function toOrdersAsk(raw: Record<string, string | string[] | undefined>, cursorKey: Uint8Array): OrdersAsk {
   const q: Partial<Record<Param, string>> = {};
   for (const [name, value] of Object.entries(raw)) {
     if (value === undefined) continue;
-    if (!(ORDERS_QUERY_PARAMS as readonly string[]).includes(name)) {
+    if (!isParam(name)) {
       const shown = name.length > 64 ? `${name.slice(0, 64)}…` : name;
       throw new InvalidRequest(`Query parameter \`${shown.replace(/[^\x20-\x7e]/g, '?')}\` is not accepted; use ${ORDERS_QUERY_PARAMS.join(', ')}.`, shown);
     }
     if (Array.isArray(value)) throw new InvalidRequest(`Query parameter \`${name}\` must be given once.`, name);
-    q[name as Param] = value;
+    q[name] = value;
   }
   const query: OrderQuery = { limit: DEFAULT_PAGE + 1 };
   if (q.sender !== undefined) query.sender = addressFilter(q.sender, 'sender');
@@ -75,8 +78,9 @@ export function toOrdersAsk(raw: Record<string, string | string[] | undefined>, 
     query.orderType = q.orderType;
   }
   if (q.status !== undefined) {
-    if (!(LIST_STATUSES as readonly string[]).includes(q.status)) throw new InvalidRequest(`\`status\` must be one of ${LIST_STATUSES.join(', ')}.`, 'status');
-    query.listStatus = q.status as ListStatus;
+    const status = q.status;
+    if (!isListStatus(status)) throw new InvalidRequest(`\`status\` must be one of ${LIST_STATUSES.join(', ')}.`, 'status');
+    query.listStatus = status;
   }
   const pageSize = q.limit === undefined ? DEFAULT_PAGE : pageSizeOf(q.limit);
   query.limit = pageSize + 1;

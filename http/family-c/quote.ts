@@ -13,7 +13,6 @@ import { edgeState } from '../request-id.js';
 import { parseCurrency } from './currency.js';
 import { renderCQuote } from './render.js';
 import { assertShape } from './validate.js';
-import type { WireCQuoteRequest } from './wire.js';
 
 export const C_QUOTE_MODE = 'fast' as const;
 export const C_BODY_LIMIT_BYTES = 16 * 1024;
@@ -32,7 +31,7 @@ function amountOf(text: string): bigint {
 /** The core request of a POST /quote body. @throws InvalidRequest (400) naming the field. */
 export function toCQuoteRequest(body: unknown): QuoteRequest {
   assertShape('QuoteRequest', body);
-  const b = body as unknown as WireCQuoteRequest;
+  const b = body;
   const from = parseCurrency(b.from, 'from');
   const to = parseCurrency(b.to, 'to');
   if (from.id === to.id) throw new InvalidRequest('`to` must be a different currency from `from`.', 'to');

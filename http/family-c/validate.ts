@@ -5,6 +5,7 @@ import addFormatsModule, { type FormatsPlugin } from 'ajv-formats';
 import { InvalidRequest } from '../../src/errors.js';
 import { toInvalidRequest as toInvalidRequestB } from '../family-b/validate.js';
 import { FAMILY_C_SCHEMAS, type CSchemaName } from './schemas.js';
+import type { WireCOrderRequest, WireCQuoteRequest } from './wire.js';
 
 const addFormats: FormatsPlugin =
   (addFormatsModule as unknown as { default?: FormatsPlugin }).default ?? (addFormatsModule as unknown as FormatsPlugin);
@@ -24,7 +25,13 @@ const compile = (name: CSchemaName): ValidateFunction => ajv.compile({ $ref: `${
 const validators = { QuoteRequest: compile('QuoteRequest'), OrderRequest: compile('OrderRequest') };
 
 /** Throws InvalidRequest naming the first field of `body` that breaks the schema `name`. */
-export function assertShape(name: keyof typeof validators, body: unknown): asserts body is Record<string, unknown> {
+/** The wire type each request schema admits (wire.ts mirrors schemas.ts; the tests keep them in step). */
+interface RequestShapes {
+  QuoteRequest: WireCQuoteRequest;
+  OrderRequest: WireCOrderRequest;
+}
+
+export function assertShape<N extends keyof RequestShapes & keyof typeof validators>(name: N, body: unknown): asserts body is RequestShapes[N] {
   const v = validators[name];
   if (v(body)) return;
   const first = v.errors?.[0];

@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path';
 import type { ChainName } from '../assets/types.js';
 import type { AnvilNode } from '../chains/evm/anvil.js';
 import { DEVNET_CHAINS, DEVNET_FLOAT_UNITS, DEVNET_GAS, DEVNET_TREASURY, DEVNET_USER, devnetServiceEnv, startDevnetChain } from '../chains/evm/devnet.js';
-import { loadConfig, loadDevnetPorts } from '../config.js';
+import { childEnvironment, loadConfig, loadDevnetPorts } from '../config.js';
 
 const MAIN = resolve('src/main.ts');
 
@@ -55,8 +55,7 @@ try {
 
 service = spawn(process.execPath, ['--import', 'tsx', MAIN], {
   // The service gets this process's environment (its ROUTER_* settings) plus the devnet's nodes, keys and data dir.
-  // eslint-disable-next-line no-restricted-properties
-  env: { ...process.env, ...devnetServiceEnv(nodes), ROUTER_DATA_DIR: dataDir },
+  env: childEnvironment({ ...devnetServiceEnv(nodes), ROUTER_DATA_DIR: dataDir }),
   stdio: ['ignore', 'inherit', 'inherit'],
 });
 service.on('exit', (code, signal) => {

@@ -2,6 +2,7 @@
 // one data dir (SQLite store and simulated ledger shared by the processes, or MongoDB when MONGODB_URL is given).
 // `npm run cluster` runs one for people; test/cluster/ and bench/ run them for machines, killing and restarting
 // processes at will.
+import { childEnvironment } from '../config.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { randomBytes } from 'node:crypto';
@@ -78,9 +79,7 @@ function launch(name: string, args: string[], env: Record<string, string>, inher
   const start = () =>
     new Promise<void>((resolveReady, reject) => {
       const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
-        // The children get this process's environment (PATH, NODE_OPTIONS) plus theirs; nothing here reads it.
-        // eslint-disable-next-line no-restricted-properties
-        env: { ...process.env, ...env },
+        env: childEnvironment(env),
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       proc.child = child;
