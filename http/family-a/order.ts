@@ -10,7 +10,7 @@ import { readJsonBody } from '../json-body.js';
 import { edgeState } from '../request-id.js';
 import { renderOrder } from './render.js';
 import { assertOrderId, assertOrderRequestShape } from './validate.js';
-import type { WireOrder, WireOrderRequest } from './wire.js';
+import type { WireOrder } from './wire.js';
 
 export interface OrderRouteDeps {
   bus: Bus;
@@ -40,7 +40,7 @@ export function postOrder(deps: OrderRouteDeps): Koa.Middleware {
     const { requestId, log } = edgeState(ctx);
     const body = await readJsonBody(ctx, deps.bodyLimitBytes);
     assertOrderRequestShape(body);
-    const b = body as unknown as WireOrderRequest;
+    const b = body;
     const quoteId = canonicalUuid(b.quote_id);
     const opts = { requestId };
 

@@ -12,12 +12,11 @@ import { edgeState } from '../request-id.js';
 import { statusOf } from './errors.js';
 import { renderQuote, renderRefusal, type RenderContext } from './render.js';
 import { assertQuoteRequestShape } from './validate.js';
-import type { WireQuoteRequest } from './wire.js';
 
 /** Validates a POST /quote body and translates it into the core's language; throws InvalidRequest (or a subclass). */
 export function toQuoteRequest(body: unknown): QuoteRequest {
   assertQuoteRequestShape(body);
-  const b = body as unknown as WireQuoteRequest;
+  const b = body;
   const allowlist = b.venue_allowlist ?? [];
   const blocklist = b.venue_blocklist ?? [];
   // Spec 8: the lists cannot both be non-empty; one of them empty is the same as absent.

@@ -4,6 +4,7 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.
 import addFormatsModule, { type FormatsPlugin } from 'ajv-formats';
 import { InvalidRequest } from '../../src/errors.js';
 import { FAMILY_A_SCHEMAS, ORDER_ID_PARAMETER_SCHEMA, type SchemaName } from './schemas.js';
+import type { WireOrderRequest, WireQuoteRequest } from './wire.js';
 
 // ajv-formats is CommonJS with `exports.default`; under NodeNext the default import is the module object.
 const addFormats: FormatsPlugin =
@@ -35,12 +36,12 @@ const orderRequestValidator = compileSchema('OrderRequest');
 const orderIdValidator = ajv.compile<string>(ORDER_ID_PARAMETER_SCHEMA);
 
 /** Throws InvalidRequest naming the first field that breaks the POST /quote body schema. */
-export function assertQuoteRequestShape(body: unknown): asserts body is Record<string, unknown> {
+export function assertQuoteRequestShape(body: unknown): asserts body is WireQuoteRequest {
   assertShape(quoteRequestValidator, body, 'quote request');
 }
 
 /** Throws InvalidRequest naming the first field that breaks the POST /order body schema. */
-export function assertOrderRequestShape(body: unknown): asserts body is Record<string, unknown> {
+export function assertOrderRequestShape(body: unknown): asserts body is WireOrderRequest {
   assertShape(orderRequestValidator, body, 'order request');
 }
 

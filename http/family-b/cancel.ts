@@ -16,7 +16,6 @@ import { authorizationId, type GatewaySecret } from './refund-token.js';
 import { renderBOrder } from './render.js';
 import { bStatusOf } from './statuses.js';
 import { assertShape } from './validate.js';
-import type { WireBCancelRequest } from './wire.js';
 
 /** How far ahead a signature's deadline may be: a leaked signature is useless after this. */
 export const MAX_DEADLINE_AHEAD_S = 600;
@@ -43,7 +42,7 @@ export function postCancelB(deps: BCancelDeps): Koa.Middleware {
     const orderId = orderIdParam(ctx);
     const body = await readJsonBody(ctx, B_BODY_LIMIT_BYTES);
     assertShape('CancelRequest', body);
-    const b = body as unknown as WireBCancelRequest;
+    const b = body;
     const amountFormat = b.amountFormat ?? amountFormatQuery(ctx);
     if ((b.refundToken === undefined) === (b.refundSignature === undefined)) {
       throw new InvalidRequest('Send exactly one of `refundToken` or `refundSignature`.', b.refundToken === undefined ? 'refundToken' : 'refundSignature');

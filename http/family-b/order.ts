@@ -70,7 +70,7 @@ export function postOrderB(deps: BOrderDeps): Koa.Middleware {
     const { requestId, log } = edgeState(ctx);
     const body = await readJsonBody(ctx, B_BODY_LIMIT_BYTES);
     assertShape('OrderRequest', body);
-    const b = body as unknown as WireBOrderRequest;
+    const b = body;
     const opts = { requestId };
     const quoteId = canonicalUuid(b.quoteId);
     const amountFormat = b.amountFormat ?? 'readable';

@@ -13,7 +13,7 @@ import { BError } from './errors.js';
 import { quoteIdFor } from './order-type.js';
 import { coreFormat, renderBQuote, renderCandidates } from './render.js';
 import { assertShape } from './validate.js';
-import type { BAmountFormat, BOrderType, WireBQuoteRequest } from './wire.js';
+import type { BAmountFormat, BOrderType } from './wire.js';
 
 export const B_QUOTE_MODE = 'fast' as const;
 export const B_BODY_LIMIT_BYTES = 16 * 1024;
@@ -27,7 +27,7 @@ export interface BQuoteAsk {
 
 export function toBQuoteRequest(body: unknown): BQuoteAsk {
   assertShape('QuoteRequest', body);
-  const b = body as unknown as WireBQuoteRequest;
+  const b = body;
   const amountFormat = b.amountFormat ?? 'readable';
   const from = parseChainAsset(b.from, 'from');
   const to = parseChainAsset(b.to, 'to');

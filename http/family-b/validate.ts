@@ -4,6 +4,7 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.
 import addFormatsModule, { type FormatsPlugin } from 'ajv-formats';
 import { InvalidRequest } from '../../src/errors.js';
 import { FAMILY_B_SCHEMAS, type BSchemaName } from './schemas.js';
+import type { WireBCancelRequest, WireBOrderRequest, WireBQuoteRequest } from './wire.js';
 
 const addFormats: FormatsPlugin =
   (addFormatsModule as unknown as { default?: FormatsPlugin }).default ?? (addFormatsModule as unknown as FormatsPlugin);
@@ -24,7 +25,14 @@ const validators = { QuoteRequest: compile('QuoteRequest'), OrderRequest: compil
 const uuidValidator = ajv.compile<string>({ type: 'string', format: 'uuid' });
 
 /** Throws InvalidRequest naming the first field of `body` that breaks the schema `name`. */
-export function assertShape(name: keyof typeof validators, body: unknown): asserts body is Record<string, unknown> {
+/** The wire type each request schema admits (wire.ts mirrors schemas.ts; the tests keep them in step). */
+interface RequestShapes {
+  QuoteRequest: WireBQuoteRequest;
+  OrderRequest: WireBOrderRequest;
+  CancelRequest: WireBCancelRequest;
+}
+
+export function assertShape<N extends keyof RequestShapes & keyof typeof validators>(name: N, body: unknown): asserts body is RequestShapes[N] {
   const v = validators[name];
   if (v(body)) return;
   const first = v.errors?.[0];
