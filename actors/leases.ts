@@ -22,6 +22,8 @@ export interface LeaseManagerDeps {
   onAcquire(shard: number, epoch: number): Promise<void>;
   /** The lease is gone or given up: stop serving and drop the shard's actors. */
   onRelease(shard: number): Promise<void>;
+  /** Told after each renewal attempt of a held lease (metrics count them). */
+  onRenewal?: (ok: boolean) => void;
 }
 
 export interface LeaseManager extends ShardDirectory {
@@ -104,7 +106,9 @@ export function createLeaseManager(deps: LeaseManagerDeps): LeaseManager {
       try {
         h.revision = await bucket.update(shardKey(shard), encode({ owner: workerId, epoch: h.epoch } satisfies LeaseValue), h.revision);
         h.renewedAt = Date.now();
+        deps.onRenewal?.(true);
       } catch (err) {
+        deps.onRenewal?.(false);
         const msg = String(err);
         // A renewal the server applied while our connection dropped leaves us one revision behind: the entry still
         // names us with our epoch, so it is ours; adopt its revision.

@@ -26,6 +26,8 @@ export interface RuntimeDeps {
   ownedShards?: () => readonly number[];
   /** Idle time before a settled actor leaves memory (passivation). */
   idleMs?: number;
+  /** Told each time an idle actor leaves memory (metrics count passivations). */
+  onPassivate?: (ref: ActorRef) => void;
   /** How long a message may wait for its actor to settle. */
   settleTimeoutMs?: number;
   /** Test mode (as restate's alwaysReplay): drop every actor from memory after each persisted step, so the next
@@ -145,7 +147,10 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     a.idleTimer = setTimeout(() => {
       // Only passivate between messages; a busy mailbox re-arms the timer when it finishes.
       void a.mailbox.then(() => writesDone(a)).then(() => {
-        if (active.get(key(a.ref)) === a && !a.failed) evict(a);
+        if (active.get(key(a.ref)) === a && !a.failed) {
+          evict(a);
+          deps.onPassivate?.(a.ref);
+        }
       });
     }, idleMs);
     a.idleTimer.unref();

@@ -113,6 +113,9 @@ export interface Config {
     /** ROUTER_ORDER_SHORTFALL_TOLERANCE_BPS, default 100: a step re-priced this far below its quote freezes the order. */
     shortfallToleranceBps: number;
   };
+  /** Prometheus metrics (GET /metrics). Embedded mode serves them on the dev listener; a worker or an edge on its own
+   *  port, ROUTER_METRICS_PORT (default 9464; 0 = any free port; `off` = not served), on ROUTER_HOST. */
+  metrics: { port: number | null };
   /** Real EVM chains: every chain absent from `rpc` stays on the simulated ledger. */
   evm: {
     /** ROUTER_EVM_RPC_<CHAIN> (e.g. ROUTER_EVM_RPC_BASE), an http(s) JSON-RPC URL per registry EVM chain. */
@@ -161,6 +164,13 @@ function str(env: Env, name: string, dflt: string): string {
   if (raw === undefined) return dflt;
   if (raw.trim() === '') throw new ConfigError(`${name} must not be blank.`);
   return raw;
+}
+
+/** ROUTER_METRICS_PORT: a port, or `off`. Workers on one host need one port each (`npm run cluster` assigns them). */
+function metricsPort(env: Env): number | null {
+  const raw = env.ROUTER_METRICS_PORT;
+  if (raw !== undefined && raw.trim().toLowerCase() === 'off') return null;
+  return int(env, 'ROUTER_METRICS_PORT', 9464, 0, 65535);
 }
 
 function workerId(raw: string): string {
@@ -306,6 +316,7 @@ export function loadConfig(env: Env = process.env): Config {
       backoffMs: int(env, 'ROUTER_ORDER_BACKOFF_MS', 2000, 1, 3_600_000),
       shortfallToleranceBps: int(env, 'ROUTER_ORDER_SHORTFALL_TOLERANCE_BPS', 100, 0, 10_000),
     },
+    metrics: { port: metricsPort(env) },
     evm: evmConfig(env),
   };
 }

@@ -69,7 +69,13 @@ async function main(): Promise<void> {
 
   if (mode === 'worker') {
     const worker = await createWorker(config, { logger, version: VERSION });
-    onSignals(logger, [], () => worker.close());
+    const servers: Server[] = [];
+    if (worker.metricsApp && config.metrics.port !== null) {
+      const m = await listen(worker.metricsApp, config.metrics.port, config.host);
+      servers.push(m.server);
+      logger.info({ host: config.host, port: m.port }, 'metrics listening');
+    }
+    onSignals(logger, servers, () => worker.close());
     await worker.start();
     return;
   }
@@ -88,6 +94,11 @@ async function main(): Promise<void> {
     const d = await listen(built.devApp, config.dev.port, '127.0.0.1');
     servers.push(d.server);
     devPort = d.port;
+  }
+  if ('metricsApp' in built && built.metricsApp && config.metrics.port !== null) {
+    const m = await listen(built.metricsApp, config.metrics.port, config.host);
+    servers.push(m.server);
+    logger.info({ host: config.host, port: m.port }, 'metrics listening');
   }
   logger.info({ family: 'A', host: config.host, port: a.port, devPort, dataDir: config.dataDir }, 'listening');
   logger.info({ family: 'B', host: config.host, port: b.port }, 'listening');

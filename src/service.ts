@@ -21,6 +21,7 @@ import { openSimChains } from './chains/index.js';
 import { openHybridChains } from './chains/hybrid-chains.js';
 import { ConfigError } from './errors.js';
 import { createVaultDirectory, createVaults, loadOrCreateSeed, recordingVaults } from './vaults/index.js';
+import { createMetrics, instrumentApp, instrumentBus, instrumentMarket, instrumentRouter, instrumentStore, observeOrdersOf, type Metrics } from './metrics/index.js';
 
 export interface EmbeddedService {
   appA: Koa;
@@ -36,6 +37,8 @@ export interface EmbeddedService {
   runtime: Runtime;
   store: ActorStore;
   clock: ManualClock;
+  /** This process's Prometheus registry, served as GET /metrics on the dev listener. */
+  metrics: Metrics;
   /** Stop taking messages, finish in-flight work, flush snapshots, close the store. */
   close(): Promise<void>;
 }
@@ -51,6 +54,8 @@ export async function composeActorHost(
     tell: (id: string, command: OrderDeposit | OrderDepositVanished) => Promise<unknown>;
     /** Embedded mode only: generate the vault seed into the data dir when ROUTER_VAULT_SEED is unset. */
     generateSeed: boolean;
+    /** Times quotes and venue answers when given. */
+    metrics?: Metrics;
   },
 ): Promise<{ chains: SimChains; deposits: DepositFeed; kinds: AnyActorKindSpec[]; market: SimMarket }> {
   const { store, clock, logger } = deps;
@@ -82,12 +87,14 @@ export async function composeActorHost(
       logger,
     });
   }
-  const router = createRouter({
-    market,
+  const { metrics } = deps;
+  const routed = createRouter({
+    market: metrics ? instrumentMarket(market, metrics) : market,
     deadlines: config.routing.deadlines,
     pathLimit: config.routing.pathLimit,
     maxHops: config.routing.maxHops,
   });
+  const router = metrics ? instrumentRouter(routed, metrics) : routed;
   const deposits = createDepositFeed({ chains, store, logger, tell: deps.tell });
   const kinds = [
     quoteKind({ router, prices: market, clock }),
@@ -102,16 +109,24 @@ export async function createEmbeddedService(
 ): Promise<EmbeddedService> {
   // The system clock, movable forward by the dev listener (POST /clock/advance); the offset is not persisted.
   const clock = opts.clock ?? new ManualClock();
-  const store = openSqliteStore(join(config.dataDir, 'router.sqlite'));
-  const bus = createInProcessBus(config.requestTimeoutMs);
+  const metrics = createMetrics({ role: 'embedded' });
+  const rawStore = openSqliteStore(join(config.dataDir, 'router.sqlite'));
+  const store = instrumentStore(rawStore, metrics);
+  observeOrdersOf(store, metrics);
+  const bus = instrumentBus(createInProcessBus(config.requestTimeoutMs), metrics);
   const { chains, deposits, kinds, market } = await composeActorHost(config, {
     store,
     clock,
     logger: opts.logger,
     tell: (id, command) => bus.request({ kind: 'order', id }, command),
     generateSeed: true,
+    metrics,
   });
-  const runtime = createRuntime({ store, clock, logger: opts.logger, kinds, shards: config.shards, idleMs: config.cluster.idleMs });
+  const runtime = createRuntime({
+    store, clock, logger: opts.logger, kinds, shards: config.shards, idleMs: config.cluster.idleMs,
+    onPassivate: (ref) => metrics.actorsPassivated.inc({ kind: ref.kind }),
+  });
+  metrics.observeActorsInMemory(runtime.activeCount);
   const stopServing = await bus.serve(runtime.handle);
   runtime.start();
   deposits.start(config.depositPollMs);
@@ -128,10 +143,14 @@ export async function createEmbeddedService(
     clock,
   });
   const appC = createAppC({ bus, logger: opts.logger, newId: opts.newId ?? randomUUID, orders: store, secret, clock });
+  instrumentApp(appA, 'A', metrics);
+  instrumentApp(appB, 'B', metrics);
+  instrumentApp(appC, 'C', metrics);
   const devApp = config.dev.enabled
     ? createDevApp({
         logger: opts.logger,
         bodyLimitBytes: config.bodyLimitBytes,
+        metrics: () => metrics.scrape(),
         async deposit({ asset, from, to, amount }) {
           const t = await chains.simulateDeposit({ chain: asset.chain, asset: asset.id, from, to, amount });
           await deposits.poll();
@@ -160,6 +179,7 @@ export async function createEmbeddedService(
     runtime,
     store,
     clock,
+    metrics,
     async close() {
       await deposits.stop();
       await stopServing();

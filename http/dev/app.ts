@@ -22,6 +22,8 @@ export interface DevDeps {
   unwind(orderId: string): Promise<{ status: string }>;
   /** Halts a simulated venue (it refuses quotes and executions) or resumes it. */
   haltVenue(venue: VenueId, halted: boolean): Promise<void>;
+  /** The process's Prometheus exposition, served as GET /metrics; absent = no such route. */
+  metrics?: () => Promise<{ contentType: string; body: string }>;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -74,6 +76,15 @@ export function createDevApp(deps: DevDeps): Koa {
     await deps.haltVenue(venue as VenueId, body.halted);
     ctx.body = { venue, halted: body.halted };
   });
+  const { metrics } = deps;
+  if (metrics) {
+    // Prometheus scrapes it: the text format, not the listener's JSON envelope.
+    router.get('/metrics', async (ctx) => {
+      const { contentType, body } = await metrics();
+      ctx.type = contentType;
+      ctx.body = body;
+    });
+  }
   app.use(requestContext(deps.logger));
   app.use(async (ctx, next) => {
     const { requestId, log } = edgeState(ctx);

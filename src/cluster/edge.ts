@@ -14,12 +14,16 @@ import { InvalidRequest } from '../errors.js';
 import type { Logger } from '../log.js';
 import { connectNats } from './nats-connect.js';
 import { openConfiguredStore } from './open-store.js';
+import { createMetrics, createMetricsApp, instrumentApp, instrumentBus, type Metrics } from '../metrics/index.js';
 
 export interface Edge {
   appA: Koa;
   appB: Koa;
   appC: Koa;
   devApp: Koa | null;
+  metrics: Metrics;
+  /** GET /metrics, for src/main.ts to listen on ROUTER_METRICS_PORT; null when that is `off`. */
+  metricsApp: Koa | null;
   close(): Promise<void>;
 }
 
@@ -28,11 +32,18 @@ export async function createEdge(config: Config, opts: { logger: Logger; devList
   // Every edge must derive the same refund tokens: ROUTER_GATEWAY_SECRET is required here (no per-host file).
   const secret = await loadOrCreateGatewaySecret({ configured: config.gateway.secret, dataDir: config.dataDir, allowGenerate: false });
   const nc = await connectNats(config, `edge ${process.pid}`, logger);
-  const bus = createNatsBus(nc, { shards: config.shards, timeoutMs: config.requestTimeoutMs, retryMs: config.cluster.edgeRetryMs, logger });
+  const metrics = createMetrics({ role: 'edge' });
+  const bus = instrumentBus(
+    createNatsBus(nc, { shards: config.shards, timeoutMs: config.requestTimeoutMs, retryMs: config.cluster.edgeRetryMs, logger }),
+    metrics,
+  );
   const appA = createApp({ bus, logger, newId: randomUUID, bodyLimitBytes: config.bodyLimitBytes });
   const appB = createAppB({ bus, logger, newId: randomUUID, gatewayId: config.gateway.id, secret, maxSlippageBps: config.gateway.maxSlippageBps });
   const store = await openConfiguredStore(config);
   const appC = createAppC({ bus, logger, newId: randomUUID, orders: store, secret });
+  instrumentApp(appA, 'A', metrics);
+  instrumentApp(appB, 'B', metrics);
+  instrumentApp(appC, 'C', metrics);
   const chains = opts.devListener ? openSimChains({ file: join(config.dataDir, 'router.sqlite'), clock: new ManualClock() }) : null;
   const devApp = chains
     ? createDevApp({
@@ -53,6 +64,8 @@ export async function createEdge(config: Config, opts: { logger: Logger; devList
     appB,
     appC,
     devApp,
+    metrics,
+    metricsApp: config.metrics.port === null ? null : createMetricsApp(metrics),
     async close() {
       await bus.close();
       await store.close();

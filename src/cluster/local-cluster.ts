@@ -18,6 +18,8 @@ export interface ClusterProcess {
   child: ChildProcess;
   /** Lines written so far (JSON log lines), newest last, at most 2000. */
   lines: string[];
+  /** Its GET /metrics (`http://127.0.0.1:<port>/metrics`), or null when metrics are off. */
+  metricsUrl: string | null;
   /** SIGKILL by default. */
   kill(signal?: NodeJS.Signals): Promise<void>;
   /** Starts the same process again (same name, env and ports). */
@@ -53,17 +55,23 @@ export interface LocalClusterOptions {
   /** Family C on the edge; a free port when absent. */
   portC?: number;
   devPort?: number;
+  /** ROUTER_METRICS_PORT of each process: absent = a free port each; a number = the edge on it and worker n on
+   *  it + n (npm run cluster: 9464, 9465, ...); null = metrics off. */
+  metricsPort?: number | null;
   /** Forward the processes' output to ours (npm run cluster). */
   inheritOutput?: boolean;
 }
 
 const MAIN = resolve('src/main.ts');
 
-function launch(name: string, args: string[], env: Record<string, string>, inherit: boolean, readyLine: RegExp | null): Promise<ClusterProcess> {
+function launch(
+  name: string, args: string[], env: Record<string, string>, inherit: boolean, readyLine: RegExp | null, metricsPort: number | null,
+): Promise<ClusterProcess> {
   const proc: ClusterProcess = {
     name,
     child: null as unknown as ChildProcess,
     lines: [],
+    metricsUrl: metricsPort === null ? null : `http://127.0.0.1:${metricsPort}/metrics`,
     async kill(signal = 'SIGKILL') {
       const c = proc.child;
       if (c.exitCode !== null || c.signalCode !== null) return;
@@ -123,14 +131,23 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
   const common = { ROUTER_DATA_DIR: dataDir, ROUTER_NATS_URL: nats.url, ROUTER_VAULT_SEED: seed, ...opts.env };
   let n = 0;
   const workers: ClusterProcess[] = [];
+  // Every process of the host listens for its own metrics: one port each.
+  const metricsPortOf = async (index: number): Promise<number | null> =>
+    opts.metricsPort === null ? null : opts.metricsPort === undefined ? freePort() : opts.metricsPort + index;
+  const metricsEnv = (port: number | null) => ({ ROUTER_METRICS_PORT: port === null ? 'off' : String(port) });
   const addWorker = async () => {
     const id = `worker-${++n}`;
+    const metricsPort = await metricsPortOf(n);
     const w = await launch(
       id,
       ['worker'],
-      { ...common, ROUTER_WORKER_ID: id, ROUTER_NATS_USER: NATS_USERS.worker.user, ROUTER_NATS_PASSWORD: NATS_USERS.worker.pass },
+      {
+        ...common, ...metricsEnv(metricsPort),
+        ROUTER_WORKER_ID: id, ROUTER_NATS_USER: NATS_USERS.worker.user, ROUTER_NATS_PASSWORD: NATS_USERS.worker.pass,
+      },
       inherit,
       /"worker started"/,
+      metricsPort,
     );
     workers.push(w);
     return w;
@@ -141,11 +158,13 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
     const portB = opts.portB ?? (await freePort());
     const portC = opts.portC ?? (await freePort());
     const devPort = opts.devPort ?? (await freePort());
+    const edgeMetricsPort = await metricsPortOf(0);
     const edge = await launch(
       'edge',
       ['edge'],
       {
         ...common,
+        ...metricsEnv(edgeMetricsPort),
         ROUTER_PORT_A: String(portA),
         ROUTER_PORT_B: String(portB),
         ROUTER_PORT_C: String(portC),
@@ -158,6 +177,7 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
       },
       inherit,
       /"listening"/,
+      edgeMetricsPort,
     );
     return {
       nats,

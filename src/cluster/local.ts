@@ -1,6 +1,7 @@
 // `npm run cluster`: a local cluster for people to try: nats-server with nats.conf on 127.0.0.1:4222,
 // ROUTER_CLUSTER_WORKERS workers (default 2) and an edge with Family A on ROUTER_PORT_A (8080), Family B on ROUTER_PORT_B
 // (8081), Family C on ROUTER_PORT_C (8082) and the dev listener on ROUTER_DEV_PORT (8090), all over ROUTER_DATA_DIR (./data). Ctrl-C stops everything.
+// Metrics: the edge's GET /metrics on ROUTER_METRICS_PORT (9464), worker n's on that port + n; 0 = free ports, off = none.
 import { loadConfig } from '../config.js';
 import { startLocalCluster } from './local-cluster.js';
 
@@ -14,10 +15,12 @@ const cluster = await startLocalCluster({
   portB: config.portB,
   portC: config.portC,
   devPort: config.dev.port,
+  metricsPort: config.metrics.port === 0 ? undefined : config.metrics.port,
   inheritOutput: true,
 });
 console.error(
   `\nLocal cluster up: NATS ${cluster.nats.url}, ${cluster.workers.length} workers, Family A ${cluster.url}, B ${cluster.urlB}, C ${cluster.urlC}, dev listener ${cluster.devUrl}.\n` +
+    `Metrics: ${[cluster.edge, ...cluster.workers].map((p) => `${p.name} ${p.metricsUrl ?? 'off'}`).join(', ')}\n` +
     `Admin: ROUTER_NATS_URL=${cluster.nats.url} npm run router -- admin shards   (Ctrl-C stops the cluster)\n`,
 );
 let stopping = false;

@@ -2,6 +2,7 @@
 // subjects of its shards with the actor runtime, fires the timers of its shards, runs the deposit feed while it holds
 // shard 0, and serves the admin subject. Builds and connects; src/main.ts starts it and handles signals.
 import { hostname } from 'node:os';
+import type Koa from 'koa';
 import { createAdminService, createLeaseManager, createRuntime, type LeaseManager, type Runtime } from '../../actors/index.js';
 import { createNatsBus } from '../bus/index.js';
 import { ManualClock } from '../clock.js';
@@ -11,12 +12,16 @@ import { composeActorHost } from '../service.js';
 import { openConfiguredStore } from './open-store.js';
 import type { ActorStore } from '../store/types.js';
 import { connectNats } from './nats-connect.js';
+import { createMetrics, createMetricsApp, instrumentBus, instrumentStore, observeOrdersOf, type Metrics } from '../metrics/index.js';
 
 export interface Worker {
   id: string;
   runtime: Runtime;
   leases: LeaseManager;
   store: ActorStore;
+  metrics: Metrics;
+  /** GET /metrics, for src/main.ts to listen on ROUTER_METRICS_PORT; null when that is `off`. */
+  metricsApp: Koa | null;
   /** Acquires leases and starts serving. */
   start(): Promise<void>;
   /** Gives its shards back, finishes in-flight work, flushes snapshots, disconnects. */
@@ -27,9 +32,14 @@ export async function createWorker(config: Config, opts: { logger: Logger; versi
   const id = config.cluster.workerId ?? `${hostname().replace(/[^A-Za-z0-9_-]/g, '-')}-${process.pid}`;
   const logger = opts.logger.child({ worker: id });
   const clock = new ManualClock();
-  const store = await openConfiguredStore(config);
+  const metrics = createMetrics({ role: 'worker' });
+  const store = instrumentStore(await openConfiguredStore(config), metrics);
+  observeOrdersOf(store, metrics);
   const nc = await connectNats(config, `worker ${id}`, logger);
-  const bus = createNatsBus(nc, { shards: config.shards, timeoutMs: config.requestTimeoutMs, retryMs: config.cluster.edgeRetryMs, logger });
+  const bus = instrumentBus(
+    createNatsBus(nc, { shards: config.shards, timeoutMs: config.requestTimeoutMs, retryMs: config.cluster.edgeRetryMs, logger }),
+    metrics,
+  );
   const { chains, deposits, kinds } = await composeActorHost(config, {
     store,
     clock,
@@ -37,6 +47,7 @@ export async function createWorker(config: Config, opts: { logger: Logger; versi
     tell: (orderId, command) => bus.request({ kind: 'order', id: orderId }, command),
     // Every worker must derive the same addresses: the seed comes from ROUTER_VAULT_SEED, never generated here.
     generateSeed: false,
+    metrics,
   });
   const serving = new Map<number, () => Promise<void>>();
   // The deposit feed is one per cluster: it runs in the worker holding shard 0 (its cursors are in the store, so the
@@ -53,8 +64,11 @@ export async function createWorker(config: Config, opts: { logger: Logger; versi
     async onAcquire(shard) {
       serving.set(shard, await bus.serveShard(shard, runtime.handle));
       if (shard === FEED_SHARD) deposits.start(config.depositPollMs);
+      metrics.shardMoves.inc({ direction: 'acquired' });
     },
+    onRenewal: (ok) => metrics.leaseRenewals.inc({ outcome: ok ? 'ok' : 'failed' }),
     async onRelease(shard) {
+      metrics.shardMoves.inc({ direction: 'released' });
       const stop = serving.get(shard);
       serving.delete(shard);
       await stop?.();
@@ -71,13 +85,18 @@ export async function createWorker(config: Config, opts: { logger: Logger; versi
     epochOf: leases.epochOf,
     ownedShards: leases.ownedShards,
     idleMs: config.cluster.idleMs,
+    onPassivate: (ref) => metrics.actorsPassivated.inc({ kind: ref.kind }),
   });
+  metrics.observeActorsInMemory(runtime.activeCount);
+  metrics.observeShardsOwned(() => leases.ownedShards().length);
   let admin: { stop(): Promise<void> } | null = null;
   return {
     id,
     runtime,
     leases,
     store,
+    metrics,
+    metricsApp: config.metrics.port === null ? null : createMetricsApp(metrics),
     async start() {
       await leases.start();
       runtime.start();

@@ -1,0 +1,81 @@
+// Quote latency and venue answers, measured at the router's two seams: the Market it asks (each venue's quote is
+// timed and counted by outcome) and the Router itself (one routing per quote). Executions are not touched.
+import type { Router } from '../routing/router.js';
+import type { Market, Venue } from '../venues/types.js';
+import { secondsSince, type Metrics } from './registry.js';
+
+/** A venue whose quotes are counted and timed: quoted, failed, or timed_out (its deadline's signal fired first). */
+function instrumentVenue(venue: Venue, metrics: Metrics): Venue {
+  return {
+    id: venue.id,
+    routes: () => venue.routes(),
+    supports: (from, to) => venue.supports(from, to),
+    execute: (req) => venue.execute(req),
+    quote(req) {
+      const t0 = performance.now();
+      let recorded = false;
+      const record = (outcome: 'quoted' | 'failed' | 'timed_out') => {
+        if (recorded) return;
+        recorded = true;
+        const labels = { venue: venue.id, outcome };
+        metrics.venueQuotes.inc(labels);
+        metrics.venueQuoteDuration.observe(labels, secondsSince(t0));
+      };
+      // A venue that never answers never settles its promise: the deadline's abort is what is seen of it.
+      const onAbort = () => record('timed_out');
+      req.signal.addEventListener('abort', onAbort, { once: true });
+      let call: ReturnType<Venue['quote']>;
+      try {
+        call = venue.quote(req);
+      } catch (err) {
+        call = Promise.reject(err);
+      }
+      return call.then(
+        (answer) => {
+          req.signal.removeEventListener('abort', onAbort);
+          record(answer.amountOut > 0n ? 'quoted' : 'failed');
+          return answer;
+        },
+        (err: unknown) => {
+          req.signal.removeEventListener('abort', onAbort);
+          record(req.signal.aborted ? 'timed_out' : 'failed');
+          throw err;
+        },
+      );
+    },
+  };
+}
+
+/** The market as the router sees it, with every venue instrumented; prices pass through. */
+export function instrumentMarket(market: Market, metrics: Metrics): Market {
+  const byId = new Map(market.venues().map((v) => [v.id, instrumentVenue(v, metrics)]));
+  const list = Object.freeze([...byId.values()]);
+  return {
+    venues: () => list,
+    venue(id) {
+      const v = byId.get(id);
+      // A venue the market did not list at start is asked without being counted.
+      return v ?? market.venue(id);
+    },
+    usdPrice: (asset) => market.usdPrice(asset),
+  };
+}
+
+/** A router whose routings are timed: one per quote (exact input), one per exact-output search. */
+export function instrumentRouter(router: Router, metrics: Metrics): Router {
+  async function timed<R extends { best: unknown }>(search: 'exact_input' | 'exact_output', run: () => Promise<R>): Promise<R> {
+    const t0 = performance.now();
+    let outcome = 'error';
+    try {
+      const result = await run();
+      outcome = result.best === null ? 'none' : 'quoted';
+      return result;
+    } finally {
+      metrics.quoteDuration.observe({ search, outcome }, secondsSince(t0));
+    }
+  }
+  return {
+    route: (req) => timed('exact_input', () => router.route(req)),
+    exactOutput: (req) => timed('exact_output', () => router.exactOutput(req)),
+  };
+}
