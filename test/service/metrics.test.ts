@@ -1,0 +1,79 @@
+// GET /metrics of the embedded service (on the dev listener): Prometheus text that operators scrape, whose figures
+// move with the traffic the service served.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { declared, scrape, total } from '../support/prometheus.js';
+import { startService, type RunningService } from '../support/service.js';
+
+const TO = '0x9858EfFD232B4033E47d90003D41EC34EcaEda94';
+
+let svc: RunningService;
+beforeAll(async () => {
+  svc = await startService();
+});
+afterAll(async () => svc.stop());
+
+describe('Operators see it too: GET /metrics on the dev listener of embedded mode', () => {
+  it('after a quote and an order, the exposition lists every metric and its counters moved', async () => {
+    const before = await scrape(`${svc.devUrl}/metrics`);
+    const q = await svc.post('/quote', { from: 'base.usdc', to: 'arbitrum.usdc', from_amount: '2500', return_full_route: true });
+    expect(q.status).toBe(200);
+    const o = await svc.post('/order', { quote_id: q.body.id, to_address: TO });
+    expect(o.status).toBe(201);
+    const got = await fetch(`${svc.url}/order/${o.body.id}`);
+    expect(got.status).toBe(200);
+
+    const after = await scrape(`${svc.devUrl}/metrics`);
+    expect(after.contentType).toMatch(/^text\/plain; version=0\.0\.4/);
+    const types = declared(after.text);
+    expect(Object.fromEntries([...types].filter(([name]) => name.startsWith('router_')))).toEqual({
+      router_actors_in_memory: 'gauge',
+      router_actors_passivated_total: 'counter',
+      router_bus_request_duration_seconds: 'histogram',
+      router_http_request_duration_seconds: 'histogram',
+      router_lease_renewals_total: 'counter',
+      router_orders: 'gauge',
+      router_quote_duration_seconds: 'histogram',
+      router_shard_moves_total: 'counter',
+      router_shards_owned: 'gauge',
+      router_store_transactions_total: 'counter',
+      router_store_write_duration_seconds: 'histogram',
+      router_venue_quote_duration_seconds: 'histogram',
+      router_venue_quotes_total: 'counter',
+    });
+    // Default process metrics of prom-client.
+    expect(types.get('process_cpu_seconds_total')).toBe('counter');
+    expect(types.get('nodejs_eventloop_lag_seconds')).toBe('gauge');
+
+    const s = after.samples;
+    const moved = (name: string, where: Record<string, string> = {}) => total(s, name, where) - total(before.samples, name, where);
+    // Requests by family and matched route template, never the raw path (the order id is not a label).
+    expect(moved('router_http_request_duration_seconds_count', { family: 'A', method: 'POST', route: '/quote', status: '200' })).toBe(1);
+    expect(moved('router_http_request_duration_seconds_count', { family: 'A', method: 'POST', route: '/order', status: '201' })).toBe(1);
+    expect(moved('router_http_request_duration_seconds_count', { family: 'A', method: 'GET', route: '/order/:id', status: '200' })).toBe(1);
+    expect(after.text).not.toContain(o.body.id);
+    // One routing for the quote; venues answered it.
+    expect(moved('router_quote_duration_seconds_count', { search: 'exact_input', outcome: 'quoted' })).toBe(1);
+    expect(moved('router_venue_quotes_total', { outcome: 'quoted' })).toBeGreaterThan(0);
+    expect(s.some((x) => x.name === 'router_venue_quotes_total' && x.labels.venue !== undefined)).toBe(true);
+    // The order exists in the store, by status, read at scrape time.
+    expect(total(s, 'router_orders', { status: 'awaiting_deposit' })).toBe(1);
+    // Durable writes: snapshots saved, transactions counted.
+    expect(moved('router_store_transactions_total', { op: 'save', outcome: 'ok' })).toBeGreaterThanOrEqual(3);
+    expect(moved('router_store_write_duration_seconds_count', { op: 'save' })).toBeGreaterThanOrEqual(3);
+    // Bus requests of the edge to the actors: quote.create, quote.get/bind, order.create, order.get.
+    expect(moved('router_bus_request_duration_seconds_count', { kind: 'quote', outcome: 'ok' })).toBeGreaterThanOrEqual(2);
+    expect(moved('router_bus_request_duration_seconds_count', { kind: 'order', outcome: 'ok' })).toBeGreaterThanOrEqual(2);
+    // Actors in memory: at least the quote and the order just made.
+    expect(total(s, 'router_actors_in_memory')).toBeGreaterThanOrEqual(2);
+    // Every series says which process it comes from.
+    expect(s.filter((x) => x.name.startsWith('router_')).every((x) => x.labels.role === 'embedded')).toBe(true);
+  });
+
+  it('a path no route knows is labelled `unmatched`, so clients cannot mint label values', async () => {
+    const res = await fetch(`${svc.url}/no/such/path/4711`);
+    expect(res.status).toBe(404);
+    const { samples, text } = await scrape(`${svc.devUrl}/metrics`);
+    expect(total(samples, 'router_http_request_duration_seconds_count', { family: 'A', route: 'unmatched', status: '404' })).toBeGreaterThanOrEqual(1);
+    expect(text).not.toContain('4711');
+  });
+});
