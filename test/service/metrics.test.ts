@@ -77,3 +77,23 @@ describe('Operators see it too: GET /metrics on the dev listener of embedded mod
     expect(text).not.toContain('4711');
   });
 });
+
+describe('Operators see it too: actors in memory and passivated', () => {
+  it('an idle quote leaves memory: the passivation counter moves and the in-memory gauge falls', async () => {
+    const idle = await startService({ ROUTER_IDLE_MS: '100' });
+    try {
+      const q = await idle.post('/quote', { from: 'base.usdc', to: 'arbitrum.usdc', from_amount: '2500', return_full_route: true });
+      expect(q.status).toBe(200);
+      let s = (await scrape(`${idle.devUrl}/metrics`)).samples;
+      const deadline = Date.now() + 5_000;
+      while (total(s, 'router_actors_passivated_total', { kind: 'quote' }) < 1 && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 100));
+        s = (await scrape(`${idle.devUrl}/metrics`)).samples;
+      }
+      expect(total(s, 'router_actors_passivated_total', { kind: 'quote' })).toBeGreaterThanOrEqual(1);
+      expect(total(s, 'router_actors_in_memory')).toBe(0);
+    } finally {
+      await idle.stop();
+    }
+  });
+});
