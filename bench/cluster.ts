@@ -19,6 +19,7 @@ import {
   adminClient, BENCH_ENV, cpuMs, drive, ECHO_SUBJECT, median, order, quote, startEmbedded, waitBalanced,
   type Embedded, type Rate, type ShardsAnswer,
 } from './cluster-common.js';
+import { recordResults } from './results.js';
 
 const N = Number(process.env.BENCH_N ?? 500);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -211,6 +212,10 @@ async function main() {
       ...TARGETS.map((t) => cpuRow(`order, ${LABEL[t]}`, res.orders[t])),
     ]);
     console.log(`  shards that changed owner or epoch in the 2-worker cluster during the rounds: ${moved} of ${before2.size}`);
+    recordResults('cluster', {
+      quotesCluster1PerEmbedded: m(res.quotes.cluster1, 'perSec') / m(res.quotes.embedded, 'perSec'),
+      ordersCluster1PerEmbedded: m(res.orders.cluster1, 'perSec') / m(res.orders.embedded, 'perSec'),
+    });
     console.log(`  load average before ${loadBefore.map((x) => x.toFixed(2)).join(' ')}, after ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
   } finally {
     await Promise.all([

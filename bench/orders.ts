@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { encodeJson, openSqliteStore } from '../src/store/index.js';
 import { drive, median, type Rate } from './cluster-common.js';
+import { recordResults } from './results.js';
 
 const N = Number(process.env.BENCH_ORDERS ?? 1000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -168,6 +169,7 @@ async function rate(): Promise<Pair> {
       })),
     );
     console.log(`  durable store transactions per order creation (median over rounds): ${median(writes).toFixed(2)}`);
+    recordResults('orders', { ordersPerRawSave: m('orders', 'perSec') / m('rawSeq', 'perSec'), transactionsPerOrder: median(writes) });
     return pair;
   } finally {
     await raw.close();

@@ -6,6 +6,7 @@ import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
+import { recordResults } from './results.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -78,6 +79,7 @@ async function throughput() {
   }));
   console.log(`\nLatency scale 0, ${CONNECTIONS} connections, ${ROUNDS} rounds × ${SECONDS}s, medians:`);
   console.table(rows);
+  recordResults('quote', { directPerEcho: m('direct', 'rps') / m('echo', 'rps'), multiPerEcho: m('multi', 'rps') / m('echo', 'rps') });
 }
 
 interface Audit {
@@ -129,6 +131,7 @@ async function overhead() {
   }
   console.log(`\nLatency scale 1 (failures off), ${over.length} sequential quotes (direct and multi-hop):`);
   console.log(`  median overhead above the slowest venue that answered: ${median(over).toFixed(1)} ms`);
+  recordResults('quote', { overheadMedianMs: median(over) });
   console.log(`  p90 overhead: ${[...over].sort((a, b) => a - b)[Math.floor(over.length * 0.9)]!.toFixed(1)} ms`);
 }
 
