@@ -98,7 +98,7 @@ export function createMetrics(opts: { role: MetricsRole; defaultMetrics?: boolea
     }),
     venueQuoteDuration: new Histogram({
       name: 'router_venue_quote_duration_seconds',
-      help: 'Time a venue took to answer a quote, by venue and outcome; timed_out is the deadline it was cut at.',
+      help: 'Time a venue took to answer a quote, by venue and outcome; timed_out: it gave up on the deadline\'s abort signal.',
       labelNames: ['venue', 'outcome'],
       buckets: VENUE_BUCKETS,
       registers,
