@@ -142,6 +142,8 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
       id,
       ['worker'],
       {
+        // A worker listens only for its metrics: on loopback, as the edge's listeners here.
+        ROUTER_HOST: '127.0.0.1',
         ...common, ...metricsEnv(metricsPort),
         ROUTER_WORKER_ID: id, ROUTER_NATS_USER: NATS_USERS.worker.user, ROUTER_NATS_PASSWORD: NATS_USERS.worker.pass,
       },
