@@ -2,6 +2,7 @@
 // with every metric the router exports. The wrappers beside this file (store, bus, venues, HTTP) feed it; gauges
 // that are cheaper to read than to track (orders by status, actors in memory) are read when Prometheus scrapes.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { HotHistogram } from './hot-series.js';
 
 /** Which process exports the figures: the `role` label every series carries. */
 export type MetricsRole = 'embedded' | 'worker' | 'edge';
@@ -17,8 +18,9 @@ export interface Metrics {
   readonly registry: Registry;
   readonly httpRequestDuration: Histogram<'family' | 'method' | 'route' | 'status'>;
   readonly quoteDuration: Histogram<'search' | 'outcome'>;
-  readonly venueQuotes: Counter<'venue' | 'outcome'>;
-  readonly venueQuoteDuration: Histogram<'venue' | 'outcome'>;
+  /** Venue answers (labels `venue`, `outcome`): `router_venue_quote_duration_seconds` and `router_venue_quotes_total`,
+   *  kept outside prom-client because a quote records over a hundred of them. */
+  readonly venueAnswers: HotHistogram;
   readonly storeWriteDuration: Histogram<'op'>;
   readonly storeTransactions: Counter<'op' | 'outcome'>;
   readonly busRequestDuration: Histogram<'kind' | 'command' | 'outcome'>;
@@ -37,7 +39,14 @@ export interface Metrics {
 
 export function createMetrics(opts: { role: MetricsRole; defaultMetrics?: boolean }): Metrics {
   const registry = new Registry();
-  registry.setDefaultLabels({ role: opts.role });
+  const defaultLabels = { role: opts.role };
+  registry.setDefaultLabels(defaultLabels);
+  const venueAnswers = new HotHistogram(
+    'router_venue_quote_duration_seconds',
+    "Time a venue took to answer a quote, by venue and outcome; timed_out: it gave up on the deadline's abort signal.",
+    VENUE_BUCKETS,
+    { name: 'router_venue_quotes_total', help: 'Venue quote answers by venue and outcome (quoted, failed, timed_out).' },
+  );
   // Process metrics (CPU, memory, event loop lag, GC, handles); tests that build many registries leave them off.
   if (opts.defaultMetrics !== false) collectDefaultMetrics({ register: registry });
   const registers = [registry];
@@ -90,19 +99,7 @@ export function createMetrics(opts: { role: MetricsRole; defaultMetrics?: boolea
       buckets: REQUEST_BUCKETS,
       registers,
     }),
-    venueQuotes: new Counter({
-      name: 'router_venue_quotes_total',
-      help: 'Venue quote answers by venue and outcome (quoted, failed, timed_out).',
-      labelNames: ['venue', 'outcome'],
-      registers,
-    }),
-    venueQuoteDuration: new Histogram({
-      name: 'router_venue_quote_duration_seconds',
-      help: 'Time a venue took to answer a quote, by venue and outcome; timed_out: it gave up on the deadline\'s abort signal.',
-      labelNames: ['venue', 'outcome'],
-      buckets: VENUE_BUCKETS,
-      registers,
-    }),
+    venueAnswers,
     storeWriteDuration: new Histogram({
       name: 'router_store_write_duration_seconds',
       help: 'Durable store writes by operation (save, next_sequence, put_key), each one transaction.',
@@ -151,7 +148,7 @@ export function createMetrics(opts: { role: MetricsRole; defaultMetrics?: boolea
       orders = read;
     },
     async scrape() {
-      return { contentType: registry.contentType, body: await registry.metrics() };
+      return { contentType: registry.contentType, body: `${await registry.metrics()}\n${venueAnswers.exposition(defaultLabels)}` };
     },
   };
 }

@@ -2,27 +2,23 @@
 // timed and counted by outcome) and the Router itself (one routing per quote). Executions are not touched.
 import type { Router } from '../routing/router.js';
 import type { Market, Venue } from '../venues/types.js';
+import type { HotSeries } from './hot-series.js';
 import { secondsSince, type Metrics } from './registry.js';
 
 type Outcome = 'quoted' | 'failed' | 'timed_out';
 
 /**
  * A venue whose quotes are counted and timed: quoted, failed, or timed_out (it rejected once its deadline's signal
- * had fired, as the Venue contract asks). A quote sits on every quote's hot path, many times: the labelled series are
- * looked up once per venue and outcome, and no listener is added to the signal.
+ * had fired, as the Venue contract asks). It sits on every quote's hot path, many times: its series are looked up once
+ * per venue, and no listener is added to the signal.
  */
 function instrumentVenue(venue: Venue, metrics: Metrics): Venue {
-  const series = new Map<Outcome, { count: { inc(): void }; duration: { observe(v: number): void } }>();
-  const record = (outcome: Outcome, t0: number) => {
-    let s = series.get(outcome);
-    if (!s) {
-      const labels = { venue: venue.id, outcome };
-      s = { count: metrics.venueQuotes.labels(labels), duration: metrics.venueQuoteDuration.labels(labels) };
-      series.set(outcome, s);
-    }
-    s.count.inc();
-    s.duration.observe(secondsSince(t0));
-  };
+  const series = {
+    quoted: metrics.venueAnswers.series({ venue: venue.id, outcome: 'quoted' }),
+    failed: metrics.venueAnswers.series({ venue: venue.id, outcome: 'failed' }),
+    timed_out: metrics.venueAnswers.series({ venue: venue.id, outcome: 'timed_out' }),
+  } satisfies Record<Outcome, HotSeries>;
+  const record = (outcome: Outcome, t0: number) => series[outcome].observe(secondsSince(t0));
   return {
     id: venue.id,
     routes: () => venue.routes(),

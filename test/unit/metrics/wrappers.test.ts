@@ -181,3 +181,26 @@ describe('instrumentApp: request latency per family and matched route template',
     expect((await fetch(`${url}/other`)).status).toBe(404);
   });
 });
+
+describe('HotHistogram: venue answers kept as plain counts, written as Prometheus text when scraped', () => {
+  it('writes cumulative buckets up to +Inf, the sum and count, and the counter beside it, each series with the default labels', async () => {
+    const { HotHistogram } = await import('../../../src/metrics/hot-series.js');
+    const h = new HotHistogram('t_seconds', 'test', [0.1, 1], { name: 't_total', help: 'test count' });
+    const s = h.series({ venue: 'a"b', outcome: 'quoted' });
+    for (const v of [0.05, 0.1, 0.5, 3]) s.observe(v);
+    h.series({ venue: 'idle', outcome: 'failed' });
+    const text = h.exposition({ role: 'worker' });
+    expect(text).toContain('# TYPE t_seconds histogram');
+    expect(text).toContain('# TYPE t_total counter');
+    const samples = parseExposition(text);
+    const where = { venue: 'a\\"b', outcome: 'quoted', role: 'worker' };
+    expect(total(samples, 't_seconds_bucket', { ...where, le: '0.1' })).toBe(2);
+    expect(total(samples, 't_seconds_bucket', { ...where, le: '1' })).toBe(3);
+    expect(total(samples, 't_seconds_bucket', { ...where, le: '+Inf' })).toBe(4);
+    expect(total(samples, 't_seconds_sum', where)).toBeCloseTo(3.65);
+    expect(total(samples, 't_seconds_count', where)).toBe(4);
+    expect(total(samples, 't_total', where)).toBe(4);
+    // A series made but never observed is written at zero, so rates start from a known point.
+    expect(samples.some((x) => x.name === 't_total' && x.labels.venue === 'idle' && x.value === 0)).toBe(true);
+  });
+});
