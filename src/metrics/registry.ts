@@ -47,7 +47,7 @@ export function createMetrics(opts: { role: MetricsRole; defaultMetrics?: boolea
     VENUE_BUCKETS,
     { name: 'router_venue_quotes_total', help: 'Venue quote answers by venue and outcome (quoted, failed, timed_out).' },
   );
-  // Process metrics (CPU, memory, event loop lag, GC, handles); tests that build many registries leave them off.
+  // Process metrics (CPU, memory, event loop lag, GC, handles); unit tests of the wrappers leave them off.
   if (opts.defaultMetrics !== false) collectDefaultMetrics({ register: registry });
   const registers = [registry];
 
