@@ -31,6 +31,9 @@ import { NonceManager, Locks } from './nonces.js';
 import { classifyBroadcastError, mapLimit, rpcError, rpcReason, sleep, type BroadcastOutcome } from './rpc.js';
 
 export const OUTBOX_SPACE = 'evm-outbox';
+/** Per chain, every outbox key signed on it, in signing order (`<chain>|n` → count, `<chain>|<i>` → key): what the
+ *  audit reads to reconcile the router's accounts' on-chain balances. */
+export const SIGNED_SPACE = 'evm-signed';
 export const TRANSFER_EVENT = parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)');
 
 /** Gives the private key of an address this process may sign for, or null when it has none. */
@@ -87,6 +90,14 @@ export interface OutboxEntry {
   at: number;
 }
 
+/** One transaction signed on the chain and what became of it. */
+export interface SignedTx {
+  entry: OutboxEntry;
+  /** Its receipt: mined in `block`, `success` or reverted, `fee` (gas used × effective gas price) paid in either
+   *  case; null while it is not mined. */
+  mined: { block: number; success: boolean; fee: bigint } | null;
+}
+
 export interface EvmChain {
   readonly chain: ChainName;
   readonly chainId: number;
@@ -105,6 +116,8 @@ export interface EvmChain {
   send(req: EvmSendRequest): Promise<Transfer>;
   /** The outbox entry of a key, or null. */
   outboxEntry(key: string): Promise<OutboxEntry | null>;
+  /** Every transaction signed on this chain through this adapter (nonce fillers included), with its receipt if mined. */
+  signed(): Promise<SignedTx[]>;
   balanceOf(address: string, asset: AssetId): Promise<bigint>;
   confirmations(tx: { block: number }): Promise<number>;
 }
@@ -175,6 +188,7 @@ export function openEvmChain(opts: EvmChainOptions): EvmChain {
   const tokenByAddress = new Map(tokens.map((a) => [a.address!, a]));
   const hashes = new BlockHashes(store, chain);
   const keyLocks = new Locks();
+  const listLock = new Locks();
   const accounts = new Map<string, PrivateKeyAccount>();
   let checkedChainId: Promise<void> | null = null;
   let blockReceipts = true;
@@ -310,6 +324,33 @@ export function openEvmChain(opts: EvmChainOptions): EvmChain {
     return raw ? (JSON.parse(raw) as OutboxEntry) : null;
   }
 
+  /** Appends a key to the chain's signed list, one append at a time (accounts sign concurrently). */
+  function listSigned(key: string): Promise<void> {
+    return listLock.run(chain, async () => {
+      const n = Number((await store.getKey(SIGNED_SPACE, `${chain}|n`)) ?? '0');
+      await store.putKey(SIGNED_SPACE, `${chain}|${n}`, key);
+      await store.putKey(SIGNED_SPACE, `${chain}|n`, String(n + 1));
+    });
+  }
+
+  async function signed(): Promise<SignedTx[]> {
+    const n = Number((await store.getKey(SIGNED_SPACE, `${chain}|n`)) ?? '0');
+    const keys = new Set<string>();
+    for (let i = 0; i < n; i++) {
+      const key = await store.getKey(SIGNED_SPACE, `${chain}|${i}`);
+      if (key !== null) keys.add(key);
+    }
+    const entries: OutboxEntry[] = [];
+    for (const key of keys) {
+      const entry = await outboxEntry(key);
+      if (entry) entries.push(entry);
+    }
+    return mapLimit(entries, 8, async (entry) => {
+      const r = await receiptOrNull(client, entry.hash);
+      return { entry, mined: r ? { block: Number(r.blockNumber), success: r.status === 'success', fee: r.gasUsed * r.effectiveGasPrice } : null };
+    });
+  }
+
   /** What the transaction does: a value transfer, or a token `transfer(to, amount)` call. */
   function call(asset: AssetId, to: Address, amount: bigint): { to: Address; value: bigint; data?: Hex } {
     const a = assetById(asset);
@@ -379,7 +420,14 @@ export function openEvmChain(opts: EvmChainOptions): EvmChain {
       const acct = await account(address);
       const fees = await client.estimateFeesPerGas();
       const raw = await acct.signTransaction({ chainId, type: 'eip1559', nonce, to: acct.address, value: 0n, gas: 21_000n, ...fees });
-      const r = await broadcast({ raw } as OutboxEntry);
+      // Kept as any signed transaction is, so its gas is accounted for in the account's reconciliation.
+      const fillerKey = `nonce-filler:${chain}:${address}:${nonce}`;
+      const filler: OutboxEntry = {
+        v: 1, chain, key: fillerKey, asset: nativeId, from: lower(address), to: lower(address), amount: '0', nonce, hash: keccak256(raw), raw, at: Date.now(),
+      };
+      await listSigned(fillerKey);
+      await store.putKey(OUTBOX_SPACE, fillerKey, JSON.stringify(filler));
+      const r = await broadcast(filler);
       logger?.warn({ chain, address, nonce, key, outcome: r.kind }, 'nonce reserved without a stored transaction filled with a self-transfer');
       if (r.kind === 'unreachable') throw new Unavailable(`${chain}: RPC unreachable: ${r.reason}`);
     },
@@ -408,6 +456,8 @@ export function openEvmChain(opts: EvmChainOptions): EvmChain {
           v: 1, chain, key: req.key, asset: req.asset, from, to: lower(req.to), amount: String(req.amount),
           nonce, hash: keccak256(raw), raw, at: Date.now(),
         };
+        // Listed first: a listed key without an entry was never broadcast, an entry is always listed.
+        await listSigned(req.key);
         await store.putKey(OUTBOX_SPACE, req.key, JSON.stringify(entry));
       } catch (err) {
         // The nonce is reserved but may have no stored transaction: reloading the account recovers it (rebroadcast
@@ -508,6 +558,7 @@ export function openEvmChain(opts: EvmChainOptions): EvmChain {
     vanished: (deposits) => vanishedDeposits(client, deposits),
     send,
     outboxEntry,
+    signed,
     balanceOf,
     async confirmations(tx) {
       return confirmationsAt(await height(), tx.block);
