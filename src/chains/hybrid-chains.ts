@@ -20,7 +20,7 @@ import type { Logger } from '../log.js';
 import { FEES_ACCOUNT, holdingAccount } from '../orders/money.js';
 import type { ActorStore } from '../store/types.js';
 import { MINT_ACCOUNT, accountKey, isUnbounded } from './accounts.js';
-import { InsufficientFunds } from './errors.js';
+import { InsufficientFunds, simulatedDepositOnRealChain } from './errors.js';
 import { openEvmChain, type EvmChain, type EvmChainOptions } from './evm/ledger.js';
 import { rpcError, rpcReason } from './evm/rpc.js';
 import type { EvmDeposit } from './evm/ledger.js';
@@ -234,11 +234,15 @@ export function openHybridChains(opts: HybridChainsOptions): HybridChains {
 
   /**
    * The treasury per asset and the gas account (native coin) of one real chain at its current height, beside what
-   * the records say (see `AccountReconciliation`). Read while the router runs, it can catch a send between its
+   * the records say (see `AccountReconciliation`); none before the router's first send on the chain. Read while the router runs, it can catch a send between its
    * receipt and its booking or reads taken around a new block: the audit reads again before it reports.
    */
   async function reconcileChain(evm: EvmChain): Promise<AccountReconciliation[]> {
-    const base = await baseline(evm);
+    // Read, never written here: the audit only reads. No baseline yet means the router never sent on this chain, so
+    // its accounts hold only what they held before it: nothing to reconcile.
+    const stored = await store.getKey(BASELINE_SPACE, evm.chain);
+    if (!stored) return [];
+    const base = JSON.parse(stored) as Baseline;
     const block = await evm.height();
     const signed = await evm.signed();
     const sums = await internalSums(evm.chain);
@@ -537,7 +541,7 @@ export function openHybridChains(opts: HybridChainsOptions): HybridChains {
     transfer,
     async simulateDeposit(d) {
       if (real.has(d.chain)) {
-        throw new InvalidRequest(`${d.chain} is a real chain here: send a real transaction to the deposit address instead.`, 'chain');
+        throw simulatedDepositOnRealChain(d.chain);
       }
       return sim.simulateDeposit(d);
     },
