@@ -95,6 +95,9 @@ interface BookedDeposit {
   base: string;
   /** The bookkeeping key of the current booking: `base`, then `base:<n>` after the n-th reversal. */
   key: string;
+  /** The deposit's id as orders know it (`depositIds`); absent in records written before it was kept: the hash. */
+  id?: string;
+  /** The transaction hash. */
   txId: string;
   block: number;
   blockHash: string;
@@ -114,6 +117,22 @@ interface Baseline {
   treasury: Record<string, string>;
   gas: string;
   books: Record<string, string>;
+}
+
+/**
+ * The ids of deposits read from a real chain (in scan order, whole blocks), what orders deduplicate deposits by: the
+ * transaction hash, except that a transaction's second and later token transfers to the same address are
+ * `<txHash>:<logIndex>`, so one transaction paying a deposit address twice (a multicall, a batch payout) makes two
+ * deposits, while the usual deposit (one transfer per transaction) keeps the plain hash that explorers show.
+ */
+export function depositIds(deposits: readonly { txId: string; to: string; logIndex: number | null }[]): string[] {
+  const seen = new Set<string>();
+  return deposits.map((d) => {
+    const pair = `${d.txId}|${d.to}`;
+    const again = seen.has(pair);
+    seen.add(pair);
+    return again && d.logIndex !== null ? `${d.txId}:${d.logIndex}` : d.txId;
+  });
 }
 
 export function openHybridChains(opts: HybridChainsOptions): HybridChains {
@@ -412,23 +431,25 @@ export function openHybridChains(opts: HybridChainsOptions): HybridChains {
    */
   async function scanReal(evm: EvmChain, fromBlock: number, toBlock?: number): Promise<Deposit[]> {
     const found = await evm.scan(fromBlock, toBlock);
+    const ids = depositIds(found);
     const out: Deposit[] = [];
     const booked: BookedDeposit[] = [];
-    for (const d of found) {
+    for (const [i, d] of found.entries()) {
+      const id = ids[i]!;
       if (d.from === treasury || d.from === gasAccount) continue;
       if (await depositAddresses.has(d.to)) {
         const base = `deposit:${evm.chain}:${d.txId}:${d.logIndex ?? 'value'}`;
         const n = Number((await store.getKey(DEPOSIT_REVERSALS_SPACE, base)) ?? '0');
         const key = n === 0 ? base : `${base}:${n}`;
-        await remember(key, { txId: d.txId, block: d.block });
+        await remember(key, { txId: id, block: d.block });
         await sim.transfer({ key, chain: evm.chain, asset: d.asset, from: MINT_ACCOUNT, to: d.to, amount: d.amount });
         booked.push({
-          base, key, txId: d.txId, block: d.block, blockHash: d.blockHash, logIndex: d.logIndex, from: d.from, to: d.to, asset: d.asset,
+          base, key, id, txId: d.txId, block: d.block, blockHash: d.blockHash, logIndex: d.logIndex, from: d.from, to: d.to, asset: d.asset,
           amount: String(d.amount), vanished: false,
         });
       }
       const { blockHash: _hash, logIndex: _log, ...deposit } = d;
-      out.push(deposit);
+      out.push({ ...deposit, txId: id });
     }
     if (booked.length > 0) await rememberDeposits(evm, booked);
     return out;
@@ -466,8 +487,8 @@ export function openHybridChains(opts: HybridChainsOptions): HybridChains {
         return;
       }
       // Marked before the reversal is booked, so a listing never shows the reversal without the deposit it undoes.
-      await store.putKey(REAL_TX_SPACE, d.key, JSON.stringify({ txId: d.txId, block: d.block, vanished: true } satisfies RealTx));
-      await store.putKey(REAL_TX_SPACE, reversal, JSON.stringify({ txId: d.txId, block: d.block, vanished: true } satisfies RealTx));
+      await store.putKey(REAL_TX_SPACE, d.key, JSON.stringify({ txId: d.id ?? d.txId, block: d.block, vanished: true } satisfies RealTx));
+      await store.putKey(REAL_TX_SPACE, reversal, JSON.stringify({ txId: d.id ?? d.txId, block: d.block, vanished: true } satisfies RealTx));
       await sim.transfer({ key: reversal, chain, asset: d.asset, from: d.to, to: MINT_ACCOUNT, amount });
     }
     const n = d.key === d.base ? 1 : Number(d.key.slice(d.base.length + 1)) + 1;
@@ -495,7 +516,7 @@ export function openHybridChains(opts: HybridChainsOptions): HybridChains {
       .filter((d) => d.block >= fromBlock && d.vanished)
       .map((d) => {
         const { blockHash: _h, logIndex: _l, ...deposit } = asEvm(d);
-        return deposit;
+        return { ...deposit, txId: d.id ?? d.txId };
       });
   }
 
@@ -505,9 +526,9 @@ export function openHybridChains(opts: HybridChainsOptions): HybridChains {
    *  deposit. */
   async function depositsToReal(evm: EvmChain, address: string, sinceBlock = 0): Promise<Deposit[]> {
     const a = address.toLowerCase();
-    return (await evm.scan(sinceBlock))
-      .filter((d) => d.to === a && d.from !== gasAccount)
-      .map(({ blockHash: _h, logIndex: _l, ...d }) => d);
+    const mine = (await evm.scan(sinceBlock)).filter((d) => d.to === a && d.from !== gasAccount);
+    const ids = depositIds(mine);
+    return mine.map(({ blockHash: _h, logIndex: _l, ...d }, i) => ({ ...d, txId: ids[i]! }));
   }
 
   const realHub = new WatchHub(

@@ -233,9 +233,14 @@ export function auditMoney(input: AuditInput): AuditReport {
   // Arrivals per order, oldest first (as the ledger lists them).
   const arrivals = new Map<string, Transfer[]>();
   const byTx = new Map<string, Transfer>();
+  // Each transfer once (a transfer can be both an arrival and named by a record), by its key: on a real chain one
+  // transaction may pay two deposit addresses, two bookings under one transaction id.
+  const seen = new Set<string>();
   for (const t of input.transfers) {
-    if (byTx.has(t.txId)) continue;
-    byTx.set(t.txId, t);
+    const id = `${t.key}|${t.txId}`;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    if (!byTx.has(t.txId)) byTx.set(t.txId, t);
     const owner = depositOwner.get(`${t.chain}|${accountKey(t.chain, t.to)}`);
     if (!owner || isOwn(t.chain, t.from)) continue;
     const list = arrivals.get(owner.id) ?? [];

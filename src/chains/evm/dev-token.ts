@@ -25,7 +25,8 @@ import { assetsOn } from '../../assets/registry.js';
 import { CHAINS } from '../../assets/chains.js';
 import type { ChainName } from '../../assets/types.js';
 
-/** The ABI of DevToken for viem: viem's erc20Abi (the same parameter names as the source) plus the dev-only mint. */
+/** The ABI of DevToken for viem: viem's erc20Abi (the same parameter names as the source) plus the dev-only mint and
+ *  transferBatch. */
 export const devTokenAbi = [
   ...erc20Abi,
   {
@@ -37,6 +38,16 @@ export const devTokenAbi = [
       { name: 'amount', type: 'uint256' },
     ],
     outputs: [],
+  },
+  {
+    type: 'function',
+    name: 'transferBatch',
+    stateMutability: 'nonpayable',
+    inputs: [
+      { name: 'recipients', type: 'address[]' },
+      { name: 'amounts', type: 'uint256[]' },
+    ],
+    outputs: [{ name: '', type: 'bool' }],
   },
 ] as const;
 
