@@ -7,7 +7,7 @@ import type { OrderContext } from '../machines/order.machine.js';
 import type { ChainName } from '../src/assets/types.js';
 import { CHAIN_NAMES } from '../src/assets/types.js';
 import { accountKey } from '../src/chains/accounts.js';
-import type { Balance, Chains, Transfer } from '../src/chains/types.js';
+import type { AccountReconciliation, Balance, Chains, Transfer } from '../src/chains/types.js';
 import {
   auditMoney,
   depositAccounts,
@@ -23,7 +23,7 @@ export interface AuditDeps {
   store: Pick<ActorStore, 'list' | 'load'>;
   /** With `onChainBalance` (real chains), every deposit address's on-chain balance of its order's asset is read and
    *  reconciled with the books; without it (simulated chains) the books are the chain and nothing more is read. */
-  chains: Pick<Chains, 'transfers' | 'balances' | 'height' | 'onChainBalance'>;
+  chains: Pick<Chains, 'transfers' | 'balances' | 'height' | 'onChainBalance' | 'reconcileAccounts'>;
   /** Orders per store page; default 500. */
   pageSize?: number;
   /**
@@ -105,6 +105,9 @@ export async function runAudit(deps: AuditDeps): Promise<AuditReport> {
   // The chain beside the books, read after them: a deposit mined in between (on chain, not yet booked by the feed)
   // is a difference the rechecks below clear once the feed books it.
   let onChain = await onChainOf([...orders.values()].map((o) => o.records));
+  // The router's own accounts on real chains (treasury, gas account), reconciled by the chains adapter.
+  const readAccounts = async (): Promise<AccountReconciliation[]> => (chains.reconcileAccounts ? chains.reconcileAccounts() : []);
+  let accounts = await readAccounts();
 
   const audit = () =>
     auditMoney({
@@ -114,6 +117,7 @@ export async function runAudit(deps: AuditDeps): Promise<AuditReport> {
       unreadable: [...unreadable.values()],
       heights,
       onChain,
+      accounts,
     });
 
   let report = audit();
@@ -134,6 +138,7 @@ export async function runAudit(deps: AuditDeps): Promise<AuditReport> {
     balances = [...balances.filter((b) => !reread.has(accountOf(b))), ...fresh];
     const freshOnChain = await onChainOf([...ids].flatMap((id) => { const r = orders.get(id)?.records; return r ? [r] : []; }));
     onChain = [...onChain.filter((c) => !reread.has(accountOf(c))), ...freshOnChain];
+    if (report.accounts.some((a) => a.difference !== 0n)) accounts = await readAccounts();
     await readHeights();
     report = audit();
   }

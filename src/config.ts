@@ -230,6 +230,12 @@ function secretKey(env: Env, name: string): SecretKey | null {
   return new SecretKey(raw.trim() as `0x${string}`);
 }
 
+/** The real-chain part of the config alone (`router admin audit --data-dir` reads the chains of the service it
+ *  audits, nothing else of its settings). */
+export function loadEvmConfig(env: Env = process.env): Config['evm'] {
+  return evmConfig(env);
+}
+
 function evmConfig(env: Env): Config['evm'] {
   const rpc: Partial<Record<ChainName, string>> = {};
   for (const [name, raw] of Object.entries(env)) {

@@ -13,18 +13,18 @@
 import { boundLedger } from './bound-ledger.js';
 import { encodeFunctionData, erc20Abi, isAddress, type Address, type Hex } from 'viem';
 import { privateKeyToAddress } from 'viem/accounts';
-import { NATIVE_EVM_ADDRESS, assetById } from '../assets/registry.js';
+import { NATIVE_EVM_ADDRESS, assetById, assetsOn } from '../assets/registry.js';
 import type { AssetId, ChainName } from '../assets/types.js';
 import { InvalidAddress, InvalidRequest, RouterError, Unavailable } from '../errors.js';
 import type { Logger } from '../log.js';
 import { FEES_ACCOUNT, holdingAccount } from '../orders/money.js';
 import type { ActorStore } from '../store/types.js';
 import { MINT_ACCOUNT, accountKey, isUnbounded } from './accounts.js';
-import { InsufficientFunds } from './errors.js';
+import { InsufficientFunds, simulatedDepositOnRealChain } from './errors.js';
 import { openEvmChain, type EvmChain, type EvmChainOptions } from './evm/ledger.js';
 import { rpcError, rpcReason } from './evm/rpc.js';
 import type { EvmDeposit } from './evm/ledger.js';
-import type { ChainLedger, Deposit, Reorg, SimChains, Transfer, TransferFilter, TransferRequest } from './types.js';
+import type { AccountReconciliation, ChainLedger, Deposit, Reorg, SimChains, Transfer, TransferFilter, TransferRequest } from './types.js';
 import { WatchHub } from './watch-hub.js';
 
 /** Bookkeeping key → the real transaction it was booked for: `{ txId, block }`. */
@@ -38,6 +38,10 @@ export const RECENT_DEPOSITS_SPACE = 'evm-recent-deposits';
 export const DEPOSIT_REVERSALS_SPACE = 'evm-deposit-reversals';
 /** Booked deposits older than this many blocks below the height are out of any reorg check's reach. */
 const RECENT_BLOCKS = 256;
+
+/** Per real chain: the router accounts' balances and the books' internal sums when the router first used the chain
+ *  (`Baseline`, JSON), the starting point of the accounts' reconciliation. */
+export const BASELINE_SPACE = 'evm-account-baseline';
 
 /** Top-ups of one send's gas before it gives up (each follows a fee rise between a top-up and the signing). */
 const MAX_GAS_TOPUPS = 5;
@@ -91,6 +95,9 @@ interface BookedDeposit {
   base: string;
   /** The bookkeeping key of the current booking: `base`, then `base:<n>` after the n-th reversal. */
   key: string;
+  /** The deposit's id as orders know it (`depositIds`); absent in records written before it was kept: the hash. */
+  id?: string;
+  /** The transaction hash. */
   txId: string;
   block: number;
   blockHash: string;
@@ -101,6 +108,31 @@ interface BookedDeposit {
   amount: string;
   /** Gone from the chain: answered by `vanished` until scanned again. */
   vanished: boolean;
+}
+
+/** What the router's accounts held on a real chain before its first send, and what the books' internal accounts
+ *  (not `mint`) summed to then; amounts as decimal strings (JSON). */
+interface Baseline {
+  block: number;
+  treasury: Record<string, string>;
+  gas: string;
+  books: Record<string, string>;
+}
+
+/**
+ * The ids of deposits read from a real chain (in scan order, whole blocks), what orders deduplicate deposits by: the
+ * transaction hash, except that a transaction's second and later token transfers to the same address are
+ * `<txHash>:<logIndex>`, so one transaction paying a deposit address twice (a multicall, a batch payout) makes two
+ * deposits, while the usual deposit (one transfer per transaction) keeps the plain hash that explorers show.
+ */
+export function depositIds(deposits: readonly { txId: string; to: string; logIndex: number | null }[]): string[] {
+  const seen = new Set<string>();
+  return deposits.map((d) => {
+    const pair = `${d.txId}|${d.to}`;
+    const again = seen.has(pair);
+    seen.add(pair);
+    return again && d.logIndex !== null ? `${d.txId}:${d.logIndex}` : d.txId;
+  });
 }
 
 export function openHybridChains(opts: HybridChainsOptions): HybridChains {
@@ -165,6 +197,118 @@ export function openHybridChains(opts: HybridChainsOptions): HybridChains {
     const r = await realTxOf(t.key);
     if (r?.vanished) return null;
     return r ? { ...t, txId: r.txId, block: r.block } : t;
+  }
+
+  // ------------------------------------------------------------------ the router's accounts
+
+  /** The assets the treasury is reconciled in: the chain's native coin and its registry tokens. */
+  const assetsOf = (evm: EvmChain): AssetId[] => assetsOn(evm.chain).filter((a) => a.native || a.address !== null).map((a) => a.id);
+
+  async function balanceAt(evm: EvmChain, address: Address, asset: AssetId, block: number): Promise<bigint> {
+    const a = assetById(asset);
+    const blockNumber = BigInt(block);
+    if (a.native) return evm.client.getBalance({ address, blockNumber });
+    return evm.client.readContract({ address: a.address as Address, abi: erc20Abi, functionName: 'balanceOf', args: [address], blockNumber });
+  }
+
+  /** The books' internal accounts that the treasury stands for (holdings, pools, fees; `mint` is money from outside),
+   *  summed per asset. */
+  async function internalSums(chain: ChainName): Promise<Map<AssetId, bigint>> {
+    const sums = new Map<AssetId, bigint>();
+    for (const b of await sim.balances({ chain })) {
+      if (b.address === MINT_ACCOUNT || !isInternal(b.address)) continue;
+      sums.set(b.asset, (sums.get(b.asset) ?? 0n) + b.amount);
+    }
+    return sums;
+  }
+
+  const baselines = new Map<ChainName, Promise<Baseline>>();
+
+  /**
+   * The chain's baseline, read and stored before the router's first send on it (so nothing the router did is in it),
+   * then read back from the store on every later call and after restarts.
+   */
+  function baseline(evm: EvmChain): Promise<Baseline> {
+    let p = baselines.get(evm.chain);
+    if (!p) {
+      p = (async () => {
+        const stored = await store.getKey(BASELINE_SPACE, evm.chain);
+        if (stored) return JSON.parse(stored) as Baseline;
+        const block = await evm.height();
+        const treasuryHeld: Record<string, string> = {};
+        for (const asset of assetsOf(evm)) treasuryHeld[asset] = String(await balanceAt(evm, treasury, asset, block));
+        const gas = String(await evm.client.getBalance({ address: gasAccount, blockNumber: BigInt(block) }));
+        const books = Object.fromEntries([...(await internalSums(evm.chain))].map(([a, v]) => [a, String(v)]));
+        const b: Baseline = { block, treasury: treasuryHeld, gas, books };
+        await store.putKey(BASELINE_SPACE, evm.chain, JSON.stringify(b));
+        logger?.info({ chain: evm.chain, block, treasury: treasuryHeld, gas }, 'router accounts baseline stored');
+        return b;
+      })();
+      // A node that did not answer is asked again next time.
+      p.catch(() => baselines.delete(evm.chain));
+      baselines.set(evm.chain, p);
+    }
+    return p;
+  }
+
+  /**
+   * The treasury per asset and the gas account (native coin) of one real chain at its current height, beside what
+   * the records say (see `AccountReconciliation`); none before the router's first send on the chain. Read while the router runs, it can catch a send between its
+   * receipt and its booking or reads taken around a new block: the audit reads again before it reports.
+   */
+  async function reconcileChain(evm: EvmChain): Promise<AccountReconciliation[]> {
+    // Read, never written here: the audit only reads. No baseline yet means the router never sent on this chain, so
+    // its accounts hold only what they held before it: nothing to reconcile.
+    const stored = await store.getKey(BASELINE_SPACE, evm.chain);
+    if (!stored) return [];
+    const base = JSON.parse(stored) as Baseline;
+    const block = await evm.height();
+    const signed = await evm.signed();
+    const sums = await internalSums(evm.chain);
+    const native: AssetId = `evm:${evm.chainId}.${NATIVE_EVM_ADDRESS}`;
+    const minedBy = (m: { block: number } | null): boolean => m !== null && m.block <= block;
+    const out: AccountReconciliation[] = [];
+
+    // The treasury's sends in flight: those mined (successfully) by `block` but not booked, and those booked but
+    // mined after it, each counted by what it does to the treasury.
+    const inFlight = new Map<AssetId, bigint>();
+    let treasuryFees = 0n;
+    for (const { entry, mined } of signed) {
+      if (entry.from === treasury && minedBy(mined)) treasuryFees += mined!.fee;
+      const sign = (entry.to === treasury ? 1n : 0n) - (entry.from === treasury ? 1n : 0n);
+      if (sign === 0n || entry.key.startsWith('nonce-filler:')) continue;
+      const onChainNow = minedBy(mined) && mined!.success;
+      const [booking] = await sim.transfers({ key: entry.key });
+      const inBooks = booking !== undefined;
+      if (onChainNow === inBooks) continue;
+      const amount = BigInt(entry.amount) * sign * (onChainNow ? 1n : -1n);
+      inFlight.set(entry.asset, (inFlight.get(entry.asset) ?? 0n) + amount);
+    }
+    for (const asset of assetsOf(evm)) {
+      const float = BigInt(base.treasury[asset] ?? '0');
+      const booked = (sums.get(asset) ?? 0n) - BigInt(base.books[asset] ?? '0');
+      const fees = asset === native ? treasuryFees : 0n;
+      const flying = inFlight.get(asset) ?? 0n;
+      out.push({
+        chain: evm.chain, role: 'treasury', address: treasury, asset, block,
+        onChain: await balanceAt(evm, treasury, asset, block), expected: float + booked - fees + flying, float, booked, fees, inFlight: flying,
+      });
+    }
+
+    // The gas account's books are its own sends: the top-ups it paid and the gas of every transaction it signed.
+    let toppedUp = 0n;
+    let gasFees = 0n;
+    for (const { entry, mined } of signed) {
+      if (entry.from !== gasAccount || !minedBy(mined)) continue;
+      gasFees += mined!.fee;
+      if (mined!.success) toppedUp += BigInt(entry.amount);
+    }
+    const gasFloat = BigInt(base.gas);
+    out.push({
+      chain: evm.chain, role: 'gas', address: gasAccount, asset: native, block,
+      onChain: await balanceAt(evm, gasAccount, native, block), expected: gasFloat - toppedUp - gasFees, float: gasFloat, booked: -toppedUp, fees: gasFees, inFlight: 0n,
+    });
+    return out;
   }
 
   // ------------------------------------------------------------------ gas of deposit addresses
@@ -244,6 +388,8 @@ export function openHybridChains(opts: HybridChainsOptions): HybridChains {
         });
       }
     }
+    // Before the router's first send on the chain, what its accounts held (the reconciliation's starting point).
+    await baseline(evm);
     // The router's own accounts hold ETH; a deposit address holds only what the user sent.
     if (from !== treasury && from !== gasAccount) await fundGas(evm, req.key, req.asset, from, to, req.amount);
     const sent = await evm.send({ key: req.key, asset: req.asset, from, to, amount: req.amount });
@@ -285,23 +431,25 @@ export function openHybridChains(opts: HybridChainsOptions): HybridChains {
    */
   async function scanReal(evm: EvmChain, fromBlock: number, toBlock?: number): Promise<Deposit[]> {
     const found = await evm.scan(fromBlock, toBlock);
+    const ids = depositIds(found);
     const out: Deposit[] = [];
     const booked: BookedDeposit[] = [];
-    for (const d of found) {
+    for (const [i, d] of found.entries()) {
+      const id = ids[i]!;
       if (d.from === treasury || d.from === gasAccount) continue;
       if (await depositAddresses.has(d.to)) {
         const base = `deposit:${evm.chain}:${d.txId}:${d.logIndex ?? 'value'}`;
         const n = Number((await store.getKey(DEPOSIT_REVERSALS_SPACE, base)) ?? '0');
         const key = n === 0 ? base : `${base}:${n}`;
-        await remember(key, { txId: d.txId, block: d.block });
+        await remember(key, { txId: id, block: d.block });
         await sim.transfer({ key, chain: evm.chain, asset: d.asset, from: MINT_ACCOUNT, to: d.to, amount: d.amount });
         booked.push({
-          base, key, txId: d.txId, block: d.block, blockHash: d.blockHash, logIndex: d.logIndex, from: d.from, to: d.to, asset: d.asset,
+          base, key, id, txId: d.txId, block: d.block, blockHash: d.blockHash, logIndex: d.logIndex, from: d.from, to: d.to, asset: d.asset,
           amount: String(d.amount), vanished: false,
         });
       }
       const { blockHash: _hash, logIndex: _log, ...deposit } = d;
-      out.push(deposit);
+      out.push({ ...deposit, txId: id });
     }
     if (booked.length > 0) await rememberDeposits(evm, booked);
     return out;
@@ -339,8 +487,8 @@ export function openHybridChains(opts: HybridChainsOptions): HybridChains {
         return;
       }
       // Marked before the reversal is booked, so a listing never shows the reversal without the deposit it undoes.
-      await store.putKey(REAL_TX_SPACE, d.key, JSON.stringify({ txId: d.txId, block: d.block, vanished: true } satisfies RealTx));
-      await store.putKey(REAL_TX_SPACE, reversal, JSON.stringify({ txId: d.txId, block: d.block, vanished: true } satisfies RealTx));
+      await store.putKey(REAL_TX_SPACE, d.key, JSON.stringify({ txId: d.id ?? d.txId, block: d.block, vanished: true } satisfies RealTx));
+      await store.putKey(REAL_TX_SPACE, reversal, JSON.stringify({ txId: d.id ?? d.txId, block: d.block, vanished: true } satisfies RealTx));
       await sim.transfer({ key: reversal, chain, asset: d.asset, from: d.to, to: MINT_ACCOUNT, amount });
     }
     const n = d.key === d.base ? 1 : Number(d.key.slice(d.base.length + 1)) + 1;
@@ -368,7 +516,7 @@ export function openHybridChains(opts: HybridChainsOptions): HybridChains {
       .filter((d) => d.block >= fromBlock && d.vanished)
       .map((d) => {
         const { blockHash: _h, logIndex: _l, ...deposit } = asEvm(d);
-        return deposit;
+        return { ...deposit, txId: d.id ?? d.txId };
       });
   }
 
@@ -378,9 +526,9 @@ export function openHybridChains(opts: HybridChainsOptions): HybridChains {
    *  deposit. */
   async function depositsToReal(evm: EvmChain, address: string, sinceBlock = 0): Promise<Deposit[]> {
     const a = address.toLowerCase();
-    return (await evm.scan(sinceBlock))
-      .filter((d) => d.to === a && d.from !== gasAccount)
-      .map(({ blockHash: _h, logIndex: _l, ...d }) => d);
+    const mine = (await evm.scan(sinceBlock)).filter((d) => d.to === a && d.from !== gasAccount);
+    const ids = depositIds(mine);
+    return mine.map(({ blockHash: _h, logIndex: _l, ...d }, i) => ({ ...d, txId: ids[i]! }));
   }
 
   const realHub = new WatchHub(
@@ -414,7 +562,7 @@ export function openHybridChains(opts: HybridChainsOptions): HybridChains {
     transfer,
     async simulateDeposit(d) {
       if (real.has(d.chain)) {
-        throw new InvalidRequest(`${d.chain} is a real chain here: send a real transaction to the deposit address instead.`, 'chain');
+        throw simulatedDepositOnRealChain(d.chain);
       }
       return sim.simulateDeposit(d);
     },
@@ -425,6 +573,11 @@ export function openHybridChains(opts: HybridChainsOptions): HybridChains {
     async onChainBalance(chain, address, asset) {
       const evm = evmOf(chain);
       return evm ? evm.balanceOf(address, asset) : null;
+    },
+    async reconcileAccounts() {
+      const out: AccountReconciliation[] = [];
+      for (const evm of real.values()) out.push(...(await reconcileChain(evm)));
+      return out;
     },
     transfers,
     async confirmations(tx) {

@@ -17,7 +17,7 @@ export type {
 } from './types.js';
 export { MINT_ACCOUNT, POOL_PREFIX, accountKey, isMintAccount, isPoolAccount, isUnbounded, poolAccount } from './accounts.js';
 export { BLOCK_MS, REQUIRED_CONFIRMATIONS, confirmationsAt, heightAt } from './blocks.js';
-export { InsufficientFunds } from './errors.js';
+export { InsufficientFunds, simulatedDepositOnRealChain } from './errors.js';
 export { simTxId } from './tx-id.js';
 export { WatchHub } from './watch-hub.js';
 export type { WatchSource } from './watch-hub.js';

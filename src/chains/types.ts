@@ -157,7 +157,36 @@ export interface Chains extends DepositWatcher {
    * out. Read by the money audit to reconcile the books with the chain.
    */
   onChainBalance?(chain: ChainName, address: string, asset: AssetId): Promise<bigint | null>;
+  /**
+   * The router's own accounts on every real chain (the treasury per asset, the gas account in the native coin), each
+   * read from the chain beside what the router's records say it holds. Optional like `onChainBalance`; read by the
+   * money audit.
+   */
+  reconcileAccounts?(): Promise<AccountReconciliation[]>;
   close(): Promise<void>;
+}
+
+/**
+ * One router account on a real chain at one block: `onChain` is the node's balance at `block`, `expected` what the
+ * records say, `expected = float + booked − fees + inFlight`:
+ * - `float`: the account's balance when the router first used the chain (its baseline, stored once);
+ * - `booked` (treasury): how the books' internal accounts the treasury stands for (holdings, pools, `fees`; not
+ *   `mint`) changed since then; (gas account) minus the gas top-ups it sent, which are its books;
+ * - `fees`: gas (gas used × effective price) of every transaction the account signed, mined by `block` (native only);
+ * - `inFlight` (treasury): sends to or from it mined by `block` but not booked yet, minus booked ones mined after it.
+ */
+export interface AccountReconciliation {
+  chain: ChainName;
+  role: 'treasury' | 'gas';
+  address: string;
+  asset: AssetId;
+  block: number;
+  onChain: bigint;
+  expected: bigint;
+  float: bigint;
+  booked: bigint;
+  fees: bigint;
+  inFlight: bigint;
 }
 
 /** What a user's deposit looks like to the simulation: external money sent from `from` to `to`. */

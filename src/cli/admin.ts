@@ -289,7 +289,7 @@ export async function runAdmin(args: string[], io: CliIo, env?: Record<string, s
   if (values['data-dir'] !== undefined) {
     // Loaded only here: the local audit brings the actor host's modules, which the other commands do not need.
     const { runLocalAudit } = await import('./audit-local.js');
-    return runLocalAudit(values['data-dir'], { json: values.json === true }, io);
+    return runLocalAudit(values['data-dir'], { json: values.json === true, ...(env ? { env } : {}) }, io);
   }
 
   let config: Config;

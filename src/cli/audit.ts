@@ -5,7 +5,7 @@
 import { assetById } from '../assets/registry.js';
 import type { AssetId } from '../assets/types.js';
 import { writeAmount } from '../assets/amounts.js';
-import type { AuditFindingJson, AuditReportJson, AuditRowJson, PlacedDepositJson } from '../orders/audit.js';
+import type { AccountRowJson, AuditFindingJson, AuditReportJson, AuditRowJson, PlacedDepositJson } from '../orders/audit.js';
 
 /** 0 when every difference is 0 (the report is clean), 1 otherwise. */
 export const auditExitCode = (r: Pick<AuditReportJson, 'clean'>): number => (r.clean ? 0 : 1);
@@ -111,6 +111,16 @@ export function renderAudit(r: AuditReportJson): string {
     out.push('', 'findings');
     out.push(...align([['ORDER', 'KIND', 'WHAT'], ...r.findings.map((f) => [f.order, f.kind, describe(f)])]));
   }
+  if (r.accounts.length) {
+    out.push('', 'router accounts on real chains: expected = float + booked - fees + in flight; difference = on chain - expected, must be 0');
+    out.push(...align([
+      ['CHAIN', 'ACCOUNT', 'ADDRESS', 'ASSET', 'BLOCK', 'ON CHAIN', 'EXPECTED', 'FLOAT', 'BOOKED', 'FEES', 'IN FLIGHT', 'DIFFERENCE'],
+      ...r.accounts.map((a: AccountRowJson) => [
+        a.chain, a.role, a.address, assetName(a.asset), String(a.block), a.onChain, a.expected, a.float, a.booked, a.fees, a.inFlight,
+        a.difference === '0' ? '0' : `${a.difference} (${whole(a.difference, a.asset)})  <- not 0`,
+      ]),
+    ], new Set([4, 5, 6, 7, 8, 9, 10])));
+  }
   if (r.unreadable.length) {
     out.push('', 'orders whose records could not be read (not audited)');
     out.push(...align([['ORDER', 'WHY'], ...r.unreadable.map((u) => [u.id, u.reason])]));
@@ -121,6 +131,8 @@ export function renderAudit(r: AuditReportJson): string {
     const parts = [`${r.differing} row${r.differing === 1 ? '' : 's'} differ${r.differing === 1 ? 's' : ''}`];
     if (r.findings.length) parts.push(`${r.findings.length} finding${r.findings.length === 1 ? '' : 's'}`);
     if (r.unreadable.length) parts.push(`${r.unreadable.length} unreadable order${r.unreadable.length === 1 ? '' : 's'}`);
+    const accounts = r.accounts.filter((a) => a.difference !== '0').length;
+    if (accounts) parts.push(`${accounts} router account${accounts === 1 ? '' : 's'} differ${accounts === 1 ? 's' : ''}`);
     out.push(`audit: ${parts.join(', ')}`);
   }
   return out.join('\n');

@@ -1,13 +1,13 @@
 // Composition root of an edge (cluster mode): the Family A, B and C apps over the NATS bus, connected as the `router`
 // user, which may reach shards and nothing else. Family C's order list reads the store's order index directly (read
 // only; the workers write it), since a list is no actor's message. The dev listener here can make simulated deposits (the ledger file of the
-// host is shared with the workers); the clock moves only in embedded mode. Builds; src/main.ts listens.
+// host is shared with the workers), except on chains wired to a real node; the clock moves only in embedded mode. Builds; src/main.ts listens.
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type Koa from 'koa';
 import { createApp, createAppB, createAppC, createDevApp, loadOrCreateGatewaySecret } from '../../http/index.js';
 import { createNatsBus } from '../bus/index.js';
-import { openSimChains } from '../chains/index.js';
+import { openSimChains, simulatedDepositOnRealChain } from '../chains/index.js';
 import { ManualClock } from '../clock.js';
 import type { Config } from '../config.js';
 import { InvalidRequest } from '../errors.js';
@@ -49,7 +49,11 @@ export async function createEdge(config: Config, opts: { logger: Logger; devList
     ? createDevApp({
         logger,
         bodyLimitBytes: config.bodyLimitBytes,
-        deposit: ({ asset, from, to, amount }) => chains.simulateDeposit({ chain: asset.chain, asset: asset.id, from, to, amount }),
+        deposit: async ({ asset, from, to, amount }) => {
+          // This ledger file is the workers' books; on a chain the workers read from a node it must not be credited.
+          if (config.evm.rpc[asset.chain]) throw simulatedDepositOnRealChain(asset.chain);
+          return chains.simulateDeposit({ chain: asset.chain, asset: asset.id, from, to, amount });
+        },
         unwind: (id) => bus.request({ kind: 'order', id }, { type: 'order.unwind' }),
         haltVenue: async () => {
           throw new InvalidRequest('Venues can be halted only in embedded mode; each worker simulates its own market.', 'venue');

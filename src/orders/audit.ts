@@ -27,7 +27,7 @@
 import { assetById } from '../assets/registry.js';
 import { CHAIN_NAMES, type AssetId, type ChainName } from '../assets/types.js';
 import { accountKey } from '../chains/accounts.js';
-import type { Balance, Transfer } from '../chains/types.js';
+import type { AccountReconciliation, Balance, Transfer } from '../chains/types.js';
 import { FEES_ACCOUNT, holdingAccount, holdings, moneyFlows, type ChainAmount, type MoneyRecords } from './money.js';
 
 /** Prefix of the holding accounts (`holdingAccount(id)`): any such account belongs to an order. */
@@ -48,6 +48,9 @@ export interface AuditInput {
   /** On-chain balances of deposit addresses on real chains (see `depositAccounts`), each compared with the books'
    *  balance of the same account. Absent or empty (simulated chains): nothing is compared. */
   onChain?: readonly OnChainBalance[];
+  /** The router's own accounts on real chains (treasury, gas account), each read beside its records by the chains
+   *  adapter; any whose `onChain` is not its `expected` makes the report unclean. Absent: none is checked. */
+  accounts?: readonly AccountReconciliation[];
 }
 
 /** What a real chain's node answers for one deposit address and its order's asset. */
@@ -140,9 +143,16 @@ export type AuditFinding =
   /** A deposit address on a real chain whose on-chain balance of the order's asset is not its balance in the books. */
   | { kind: 'onchain_mismatch'; order: string; chain: ChainName; asset: AssetId; address: string; onChain: bigint; books: bigint };
 
+/** A router account on a real chain: its reconciliation and `difference = onChain − expected` (must be 0). */
+export interface AccountRow extends AccountReconciliation {
+  difference: bigint;
+}
+
 export interface AuditReport {
   /** Orders audited (readable ones). */
   orders: number;
+  /** The treasury (per asset) and the gas account of every real chain; empty on simulated chains. */
+  accounts: AccountRow[];
   /** One row per chain and asset any term touches, by chain (registry order), then asset id. */
   rows: AuditRow[];
   foreign: PlacedDeposit[];
@@ -151,7 +161,7 @@ export interface AuditReport {
   unreadable: UnreadableOrder[];
   /** Rows with a non-zero difference, unrecorded or heldMismatch. */
   differing: number;
-  /** No row differs, no finding, no unreadable order. */
+  /** No row differs, no finding, no unreadable order, no router account differs. */
   clean: boolean;
 }
 
@@ -223,9 +233,14 @@ export function auditMoney(input: AuditInput): AuditReport {
   // Arrivals per order, oldest first (as the ledger lists them).
   const arrivals = new Map<string, Transfer[]>();
   const byTx = new Map<string, Transfer>();
+  // Each transfer once (a transfer can be both an arrival and named by a record), by its key: on a real chain one
+  // transaction may pay two deposit addresses, two bookings under one transaction id.
+  const seen = new Set<string>();
   for (const t of input.transfers) {
-    if (byTx.has(t.txId)) continue;
-    byTx.set(t.txId, t);
+    const id = `${t.key}|${t.txId}`;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    if (!byTx.has(t.txId)) byTx.set(t.txId, t);
     const owner = depositOwner.get(`${t.chain}|${accountKey(t.chain, t.to)}`);
     if (!owner || isOwn(t.chain, t.from)) continue;
     const list = arrivals.get(owner.id) ?? [];
@@ -329,16 +344,18 @@ export function auditMoney(input: AuditInput): AuditReport {
   const all = rows.rows();
   const differing = all.filter(rowDiffers).length;
   const unreadable = [...(input.unreadable ?? [])];
+  const accounts = (input.accounts ?? []).map((a) => ({ ...a, difference: a.onChain - a.expected }));
   findings.sort((a, b) => (a.order < b.order ? -1 : a.order > b.order ? 1 : 0));
   return {
     orders: input.orders.length,
+    accounts,
     rows: all,
     foreign,
     pending,
     findings,
     unreadable,
     differing,
-    clean: differing === 0 && findings.length === 0 && unreadable.length === 0,
+    clean: differing === 0 && findings.length === 0 && unreadable.length === 0 && accounts.every((a) => a.difference === 0n),
   };
 }
 
@@ -407,8 +424,10 @@ export type AuditRowJson = Wire<AuditRow>;
 export type PlacedDepositJson = Wire<PlacedDeposit>;
 type WireEach<T> = T extends unknown ? Wire<T> : never;
 export type AuditFindingJson = WireEach<AuditFinding>;
+export type AccountRowJson = Wire<AccountRow>;
 export interface AuditReportJson {
   orders: number;
+  accounts: AccountRowJson[];
   rows: AuditRowJson[];
   foreign: PlacedDepositJson[];
   pending: PlacedDepositJson[];
@@ -425,6 +444,7 @@ function wire<T extends object>(v: T): Wire<T> {
 export function auditJson(r: AuditReport): AuditReportJson {
   return {
     orders: r.orders,
+    accounts: r.accounts.map(wire),
     rows: r.rows.map(wire),
     foreign: r.foreign.map(wire),
     pending: r.pending.map(wire),

@@ -18,7 +18,7 @@ pragma solidity ^0.8.20;
 ///   slot 4  symbol       string, encoded as name
 ///   slot 5  decimals     uint8 in the lowest byte
 /// Code placed without storage answers name "" , symbol "" and decimals 0: placing always writes slots 3 to 5.
-/// The interface follows viem's erc20Abi (same parameter names), plus mint.
+/// The interface follows viem's erc20Abi (same parameter names), plus mint and transferBatch.
 contract DevToken {
     mapping(address => uint256) public balanceOf;
     mapping(address => mapping(address => uint256)) public allowance;
@@ -62,6 +62,14 @@ contract DevToken {
             balanceOf[to] += amount;
         }
         emit Transfer(address(0), to, amount);
+    }
+
+    /// Dev-only: several transfers from the caller in one transaction, one Transfer log each (as a multicall or a
+    /// batch payout makes them), so tests can put two deposits in one transaction.
+    function transferBatch(address[] calldata recipients, uint256[] calldata amounts) external returns (bool) {
+        require(recipients.length == amounts.length, "DevToken: recipients and amounts differ in length");
+        for (uint256 i = 0; i < recipients.length; i++) _move(msg.sender, recipients[i], amounts[i]);
+        return true;
     }
 
     function _move(address from, address to, uint256 amount) private {

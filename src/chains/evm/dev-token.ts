@@ -1,8 +1,7 @@
-// DevToken (DevToken.sol) on local anvil chains: compiled in-process with the npm solc (no download, no network),
-// placed with anvil_setCode at the registry's real ERC-20 addresses, its metadata written with anvil_setStorageAt.
+// DevToken (DevToken.sol) on local anvil chains: compiled by `npm run build:contracts` with the npm solc (no
+// download, no network) into DevToken.artifact.json, which this module reads; placed with anvil_setCode at the registry's real ERC-20 addresses, its metadata written with anvil_setStorageAt.
 // The router then reads and moves tokens at the addresses it uses in production.
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import {
   createPublicClient,
   createTestClient,
@@ -18,8 +17,6 @@ import {
   toFunctionSelector,
   toHex,
   type Abi,
-  type AbiEvent,
-  type AbiFunction,
   type Address,
   type Hash,
   type Hex,
@@ -28,7 +25,8 @@ import { assetsOn } from '../../assets/registry.js';
 import { CHAINS } from '../../assets/chains.js';
 import type { ChainName } from '../../assets/types.js';
 
-/** The ABI of DevToken for viem: viem's erc20Abi (the same parameter names as the source) plus the dev-only mint. */
+/** The ABI of DevToken for viem: viem's erc20Abi (the same parameter names as the source) plus the dev-only mint and
+ *  transferBatch. */
 export const devTokenAbi = [
   ...erc20Abi,
   {
@@ -41,6 +39,16 @@ export const devTokenAbi = [
     ],
     outputs: [],
   },
+  {
+    type: 'function',
+    name: 'transferBatch',
+    stateMutability: 'nonpayable',
+    inputs: [
+      { name: 'recipients', type: 'address[]' },
+      { name: 'amounts', type: 'uint256[]' },
+    ],
+    outputs: [{ name: '', type: 'bool' }],
+  },
 ] as const;
 
 export type DevTokenAbi = typeof devTokenAbi;
@@ -49,7 +57,7 @@ export type DevTokenAbi = typeof devTokenAbi;
 export const DEV_TOKEN_SLOTS = { balanceOf: 0n, allowance: 1n, totalSupply: 2n, name: 3n, symbol: 4n, decimals: 5n } as const;
 
 export interface CompiledDevToken {
-  /** The ABI solc produced, checked to hold every entry of devTokenAbi. */
+  /** devTokenAbi, once the compiled ABI was checked to hold every entry of it. */
   abi: DevTokenAbi;
   /** Runtime code: what anvil_setCode places (no constructor runs at a placed address). */
   deployedBytecode: Hex;
@@ -61,63 +69,55 @@ export interface DevTokenMeta {
   decimals: number;
 }
 
-const SOURCE_NAME = 'DevToken.sol';
-let compiled: CompiledDevToken | undefined;
+/** Where `npm run build:contracts` writes DevToken's compiled form, next to its source; committed. */
+export const DEV_TOKEN_ARTIFACT = new URL('./DevToken.artifact.json', import.meta.url);
 
-interface SolcOutput {
-  errors?: { severity: 'error' | 'warning' | 'info'; formattedMessage: string }[];
-  contracts?: Record<string, Record<string, {
-    abi: Abi;
-    evm: { deployedBytecode: { object: string } };
-    storageLayout: { storage: { label: string; slot: string; offset: number }[] };
-  }>>;
+/** What the artifact holds: the compiler and settings it was built with, solc's ABI and the runtime code. */
+export interface DevTokenArtifact {
+  compiler: string;
+  settings: unknown;
+  abi: Abi;
+  deployedBytecode: Hex;
 }
 
-function signatureOf(item: Abi[number]): string | null {
-  if (item.type === 'function') return `f${toFunctionSelector(item as AbiFunction)}:${(item as AbiFunction).stateMutability}`;
-  if (item.type === 'event') return `e${toEventSelector(item as AbiEvent)}:${(item as AbiEvent).inputs.map((i) => (i.indexed ? 1 : 0)).join('')}`;
+let loaded: CompiledDevToken | undefined;
+
+/** One ABI entry's identity for comparison: selector, mutability, indexed flags. */
+export function signatureOf(item: Abi[number]): string | null {
+  if (item.type === 'function') return `f${toFunctionSelector(item)}:${item.stateMutability}`;
+  if (item.type === 'event') return `e${toEventSelector(item)}:${item.inputs.map((i) => (i.indexed ? 1 : 0)).join('')}`;
   return null;
 }
 
-/**
- * Compiles DevToken.sol with the npm solc (its bundled soljson: synchronous, no network) once per process.
- * Throws when solc reports an error, when the storage layout differs from DEV_TOKEN_SLOTS (placing would then
- * write the wrong slots), or when the ABI lacks an entry of devTokenAbi.
- */
-export function compileDevToken(): CompiledDevToken {
-  if (compiled) return compiled;
-  // Loaded here rather than imported: solc's soljson is large and only the devnet and the EVM tests compile.
-  const solc = createRequire(import.meta.url)('solc') as { compile(input: string): string };
-  const content = readFileSync(new URL(`./${SOURCE_NAME}`, import.meta.url), 'utf8');
-  const input = {
-    language: 'Solidity',
-    sources: { [SOURCE_NAME]: { content } },
-    settings: {
-      // A fixed EVM version keeps the bytecode the same whatever solc's default, and anvil runs every Cancun opcode.
-      evmVersion: 'cancun',
-      optimizer: { enabled: true, runs: 200 },
-      outputSelection: { [SOURCE_NAME]: { DevToken: ['abi', 'evm.deployedBytecode.object', 'storageLayout'] } },
-    },
-  };
-  const out = JSON.parse(solc.compile(JSON.stringify(input))) as SolcOutput;
-  const errors = (out.errors ?? []).filter((e) => e.severity === 'error');
-  if (errors.length > 0) throw new Error(`DevToken.sol does not compile:\n${errors.map((e) => e.formattedMessage).join('\n')}`);
-  const contract = out.contracts?.[SOURCE_NAME]?.DevToken;
-  if (!contract) throw new Error('DevToken.sol: solc returned no DevToken contract');
+const isHex = (v: unknown): v is Hex => typeof v === 'string' && /^0x([0-9a-f]{2})+$/.test(v);
+const isAbiItem = (v: unknown): v is Abi[number] => v !== null && typeof v === 'object' && 'type' in v && typeof v.type === 'string';
 
-  for (const [label, slot] of Object.entries(DEV_TOKEN_SLOTS)) {
-    const entry = contract.storageLayout.storage.find((s) => s.label === label);
-    if (!entry || BigInt(entry.slot) !== slot || entry.offset !== 0) {
-      throw new Error(`DevToken.sol: ${label} is at slot ${entry?.slot ?? '?'} offset ${entry?.offset ?? '?'}, DEV_TOKEN_SLOTS says ${slot}`);
-    }
-  }
-  const have = new Set(contract.abi.map(signatureOf));
+/** The artifact's fields, checked: its ABI must hold every entry of devTokenAbi. */
+export function readDevTokenArtifact(text: string): DevTokenArtifact {
+  const v: unknown = JSON.parse(text);
+  if (v === null || typeof v !== 'object') throw new Error('DevToken.artifact.json is not an object');
+  const abi: unknown = 'abi' in v ? v.abi : undefined;
+  const code: unknown = 'deployedBytecode' in v ? v.deployedBytecode : undefined;
+  const compiler: unknown = 'compiler' in v ? v.compiler : undefined;
+  if (!Array.isArray(abi) || !abi.every(isAbiItem)) throw new Error('DevToken.artifact.json: abi is not an ABI');
+  if (!isHex(code)) throw new Error('DevToken.artifact.json: deployedBytecode is not hex');
+  if (typeof compiler !== 'string') throw new Error('DevToken.artifact.json: compiler is not a string');
+  const have = new Set(abi.map(signatureOf));
   for (const item of devTokenAbi) {
-    if (!have.has(signatureOf(item))) throw new Error(`DevToken.sol: the compiled ABI lacks ${item.type} ${item.name} of devTokenAbi`);
+    if (!have.has(signatureOf(item))) throw new Error(`DevToken.artifact.json: the ABI lacks ${item.type} ${item.name} of devTokenAbi`);
   }
+  return { compiler, settings: 'settings' in v ? v.settings : null, abi, deployedBytecode: code };
+}
 
-  compiled = { abi: contract.abi as unknown as DevTokenAbi, deployedBytecode: `0x${contract.evm.deployedBytecode.object}` };
-  return compiled;
+/**
+ * DevToken as built by `npm run build:contracts` (DevToken.artifact.json, read once per process): nothing compiles
+ * at run time. A test compiles the source again and checks the artifact is what it gives.
+ */
+export function devToken(): CompiledDevToken {
+  if (loaded) return loaded;
+  const artifact = readDevTokenArtifact(readFileSync(DEV_TOKEN_ARTIFACT, 'utf8'));
+  loaded = { abi: devTokenAbi, deployedBytecode: artifact.deployedBytecode };
+  return loaded;
 }
 
 const word = (n: bigint): Hex => pad(numberToHex(n), { size: 32 });
@@ -152,7 +152,7 @@ function testClient(rpcUrl: string) {
  */
 export async function placeDevToken(rpcUrl: string, address: Address, meta: DevTokenMeta): Promise<void> {
   if (!Number.isInteger(meta.decimals) || meta.decimals < 0 || meta.decimals > 255) throw new Error(`DevToken decimals ${meta.decimals} is not a uint8`);
-  const { deployedBytecode } = compileDevToken();
+  const { deployedBytecode } = devToken();
   const client = testClient(rpcUrl);
   await client.setCode({ address, bytecode: deployedBytecode });
   const writes = [

@@ -10,6 +10,7 @@ import {
   isAddress,
   keccak256,
   parseAbiItem,
+  parseTransaction,
   type Address,
   type Hex,
   type PublicClient,
@@ -31,6 +32,9 @@ import { NonceManager, Locks } from './nonces.js';
 import { classifyBroadcastError, mapLimit, rpcError, rpcReason, sleep, type BroadcastOutcome } from './rpc.js';
 
 export const OUTBOX_SPACE = 'evm-outbox';
+/** Per chain, every outbox key signed on it, in signing order (`<chain>|n` → count, `<chain>|<i>` → key): what the
+ *  audit reads to reconcile the router's accounts' on-chain balances. */
+export const SIGNED_SPACE = 'evm-signed';
 export const TRANSFER_EVENT = parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)');
 
 /** Gives the private key of an address this process may sign for, or null when it has none. */
@@ -52,6 +56,9 @@ export interface EvmChainOptions {
   pollMs?: number;
   /** While no receipt exists, the stored bytes are broadcast again this often; default 10 s. */
   rebroadcastMs?: number;
+  /** A send still without a receipt this long after its last signing is replaced by one with higher fees (same
+   *  nonce, same call); default 60 s, 0 = never. At most MAX_REPLACEMENTS per key. */
+  bumpAfterMs?: number;
   /** Test seam: runs after the signed transaction is stored and before its first broadcast; a throw stands for a crash. */
   beforeBroadcast?: (entry: OutboxEntry) => void | Promise<void>;
 }
@@ -85,6 +92,41 @@ export interface OutboxEntry {
   raw: Hex;
   /** Epoch ms of signing. */
   at: number;
+  /** Replacements signed for a send stuck without a receipt: the same nonce and call at higher fees, each stored
+   *  here before its broadcast. Whichever of the transactions is mined (one at most: they share the nonce) settles
+   *  the key. */
+  replacements?: Replacement[];
+}
+
+export interface Replacement {
+  hash: Hex;
+  raw: Hex;
+  /** Epoch ms of signing. */
+  at: number;
+}
+
+/** Replacements of one send at most: each raises the fees by at least REPLACEMENT_BUMP. */
+export const MAX_REPLACEMENTS = 5;
+/** Fee rise of a replacement over the transaction it replaces, in per-mille (nodes want at least +10 %). */
+const REPLACEMENT_BUMP = 1125n;
+
+/** Every transaction signed for the entry's key, the original first. */
+export function outboxHashes(entry: OutboxEntry): Hex[] {
+  return [entry.hash, ...(entry.replacements ?? []).map((r) => r.hash)];
+}
+
+/** A node's refusal of a transaction for its fees (geth, anvil, reth wordings). */
+const FEE_TOO_LOW = /underpriced|fee per gas less than|fee cap less than|max fee per gas|base fee/i;
+
+/** The bytes to broadcast: the last signed (highest fees). */
+const latestRaw = (entry: OutboxEntry): Hex => entry.replacements?.at(-1)?.raw ?? entry.raw;
+
+/** One transaction signed on the chain and what became of it. */
+export interface SignedTx {
+  entry: OutboxEntry;
+  /** Its receipt: mined in `block`, `success` or reverted, `fee` (gas used × effective gas price) paid in either
+   *  case; null while it is not mined. */
+  mined: { block: number; success: boolean; fee: bigint } | null;
 }
 
 export interface EvmChain {
@@ -105,6 +147,8 @@ export interface EvmChain {
   send(req: EvmSendRequest): Promise<Transfer>;
   /** The outbox entry of a key, or null. */
   outboxEntry(key: string): Promise<OutboxEntry | null>;
+  /** Every transaction signed on this chain through this adapter (nonce fillers included), with its receipt if mined. */
+  signed(): Promise<SignedTx[]>;
   balanceOf(address: string, asset: AssetId): Promise<bigint>;
   confirmations(tx: { block: number }): Promise<number>;
 }
@@ -168,6 +212,7 @@ export function openEvmChain(opts: EvmChainOptions): EvmChain {
   const receiptTimeoutMs = opts.receiptTimeoutMs ?? 120_000;
   const pollMs = opts.pollMs ?? 500;
   const rebroadcastMs = opts.rebroadcastMs ?? 10_000;
+  const bumpAfterMs = opts.bumpAfterMs ?? 60_000;
   // No transport retries: `send` retries itself with the same bytes, and a failed read is retried by its caller.
   const client = createPublicClient({ transport: http(opts.rpcUrl, { timeout: opts.rpcTimeoutMs ?? 10_000, retryCount: 0 }) }) as PublicClient;
   const nativeId: AssetId = `evm:${chainId}.${NATIVE_EVM_ADDRESS}`;
@@ -175,6 +220,7 @@ export function openEvmChain(opts: EvmChainOptions): EvmChain {
   const tokenByAddress = new Map(tokens.map((a) => [a.address!, a]));
   const hashes = new BlockHashes(store, chain);
   const keyLocks = new Locks();
+  const listLock = new Locks();
   const accounts = new Map<string, PrivateKeyAccount>();
   let checkedChainId: Promise<void> | null = null;
   let blockReceipts = true;
@@ -310,6 +356,33 @@ export function openEvmChain(opts: EvmChainOptions): EvmChain {
     return raw ? (JSON.parse(raw) as OutboxEntry) : null;
   }
 
+  /** Appends a key to the chain's signed list, one append at a time (accounts sign concurrently). */
+  function listSigned(key: string): Promise<void> {
+    return listLock.run(chain, async () => {
+      const n = Number((await store.getKey(SIGNED_SPACE, `${chain}|n`)) ?? '0');
+      await store.putKey(SIGNED_SPACE, `${chain}|${n}`, key);
+      await store.putKey(SIGNED_SPACE, `${chain}|n`, String(n + 1));
+    });
+  }
+
+  async function signed(): Promise<SignedTx[]> {
+    const n = Number((await store.getKey(SIGNED_SPACE, `${chain}|n`)) ?? '0');
+    const keys = new Set<string>();
+    for (let i = 0; i < n; i++) {
+      const key = await store.getKey(SIGNED_SPACE, `${chain}|${i}`);
+      if (key !== null) keys.add(key);
+    }
+    const entries: OutboxEntry[] = [];
+    for (const key of keys) {
+      const entry = await outboxEntry(key);
+      if (entry) entries.push(entry);
+    }
+    return mapLimit(entries, 8, async (entry) => {
+      const r = await minedReceipt(entry);
+      return { entry, mined: r ? { block: Number(r.blockNumber), success: r.status === 'success', fee: r.gasUsed * r.effectiveGasPrice } : null };
+    });
+  }
+
   /** What the transaction does: a value transfer, or a token `transfer(to, amount)` call. */
   function call(asset: AssetId, to: Address, amount: bigint): { to: Address; value: bigint; data?: Hex } {
     const a = assetById(asset);
@@ -349,7 +422,7 @@ export function openEvmChain(opts: EvmChainOptions): EvmChain {
 
   async function broadcast(entry: OutboxEntry): Promise<BroadcastOutcome> {
     try {
-      await client.sendRawTransaction({ serializedTransaction: entry.raw });
+      await client.sendRawTransaction({ serializedTransaction: latestRaw(entry) });
       return { kind: 'accepted' };
     } catch (err) {
       return classifyBroadcastError(err);
@@ -370,7 +443,7 @@ export function openEvmChain(opts: EvmChainOptions): EvmChain {
       const entry = key ? await outboxEntry(key) : null;
       if (entry && entry.nonce === nonce && entry.from === address) {
         const r = await broadcast(entry);
-        logger?.info({ chain, key, nonce, hash: entry.hash, outcome: r.kind }, 'stored transaction rebroadcast on first use of its account');
+        logger?.info({ chain, key, nonce, hash: keccak256(latestRaw(entry)), outcome: r.kind }, 'stored transaction rebroadcast on first use of its account');
         if (r.kind === 'unreachable') throw new Unavailable(`${chain}: RPC unreachable: ${r.reason}`);
         return;
       }
@@ -379,7 +452,14 @@ export function openEvmChain(opts: EvmChainOptions): EvmChain {
       const acct = await account(address);
       const fees = await client.estimateFeesPerGas();
       const raw = await acct.signTransaction({ chainId, type: 'eip1559', nonce, to: acct.address, value: 0n, gas: 21_000n, ...fees });
-      const r = await broadcast({ raw } as OutboxEntry);
+      // Kept as any signed transaction is, so its gas is accounted for in the account's reconciliation.
+      const fillerKey = `nonce-filler:${chain}:${address}:${nonce}`;
+      const filler: OutboxEntry = {
+        v: 1, chain, key: fillerKey, asset: nativeId, from: lower(address), to: lower(address), amount: '0', nonce, hash: keccak256(raw), raw, at: Date.now(),
+      };
+      await listSigned(fillerKey);
+      await store.putKey(OUTBOX_SPACE, fillerKey, JSON.stringify(filler));
+      const r = await broadcast(filler);
       logger?.warn({ chain, address, nonce, key, outcome: r.kind }, 'nonce reserved without a stored transaction filled with a self-transfer');
       if (r.kind === 'unreachable') throw new Unavailable(`${chain}: RPC unreachable: ${r.reason}`);
     },
@@ -408,6 +488,8 @@ export function openEvmChain(opts: EvmChainOptions): EvmChain {
           v: 1, chain, key: req.key, asset: req.asset, from, to: lower(req.to), amount: String(req.amount),
           nonce, hash: keccak256(raw), raw, at: Date.now(),
         };
+        // Listed first: a listed key without an entry was never broadcast, an entry is always listed.
+        await listSigned(req.key);
         await store.putKey(OUTBOX_SPACE, req.key, JSON.stringify(entry));
       } catch (err) {
         // The nonce is reserved but may have no stored transaction: reloading the account recovers it (rebroadcast
@@ -420,9 +502,47 @@ export function openEvmChain(opts: EvmChainOptions): EvmChain {
     });
   }
 
+  /** The receipt of whichever of the key's transactions was mined, or null. */
+  async function minedReceipt(entry: OutboxEntry): Promise<TransactionReceipt | null> {
+    for (const hash of outboxHashes(entry)) {
+      const r = await receiptOrNull(client, hash);
+      if (r) return r;
+    }
+    return null;
+  }
+
+  /**
+   * Signs a replacement of the entry's latest transaction (same nonce, gas and call; fees the node suggests now, at
+   * least REPLACEMENT_BUMP over the last) and stores it in the entry before anything broadcasts it. Answers the
+   * entry unchanged when the sender cannot pay the higher fees: the transaction waits at its fees.
+   */
+  async function replace(entry: OutboxEntry): Promise<OutboxEntry> {
+    const last = parseTransaction(latestRaw(entry));
+    if (last.type !== 'eip1559' || last.gas === undefined || last.maxFeePerGas === undefined || last.maxPriorityFeePerGas === undefined) return entry;
+    const bump = (v: bigint) => (v * REPLACEMENT_BUMP + 999n) / 1000n;
+    const now = await client.estimateFeesPerGas();
+    const maxPriorityFeePerGas = [now.maxPriorityFeePerGas, bump(last.maxPriorityFeePerGas)].reduce((a, b) => (a > b ? a : b));
+    const maxFeePerGas = [now.maxFeePerGas, bump(last.maxFeePerGas), maxPriorityFeePerGas].reduce((a, b) => (a > b ? a : b));
+    const value = last.value ?? 0n;
+    const eth = await client.getBalance({ address: lower(entry.from) });
+    if (eth < last.gas * maxFeePerGas + value) {
+      logger?.warn({ chain, key: entry.key, from: entry.from, balance: String(eth) }, 'a stuck send is not replaced: its sender cannot pay higher fees');
+      return entry;
+    }
+    const acct = await account(entry.from);
+    const raw = await acct.signTransaction({
+      chainId, type: 'eip1559', nonce: entry.nonce, gas: last.gas, maxFeePerGas, maxPriorityFeePerGas, value,
+      ...(last.to ? { to: last.to } : {}), ...(last.data ? { data: last.data } : {}),
+    });
+    const next: OutboxEntry = { ...entry, replacements: [...(entry.replacements ?? []), { hash: keccak256(raw), raw, at: Date.now() }] };
+    await store.putKey(OUTBOX_SPACE, entry.key, JSON.stringify(next));
+    logger?.info({ chain, key: entry.key, nonce: entry.nonce, hash: keccak256(raw), maxFeePerGas: String(maxFeePerGas) }, 'stuck send replaced with higher fees');
+    return next;
+  }
+
   function transferOf(entry: OutboxEntry, receipt: TransactionReceipt): Transfer {
     return {
-      txId: entry.hash, key: entry.key, chain, asset: entry.asset, from: entry.from, to: entry.to,
+      txId: receipt.transactionHash, key: entry.key, chain, asset: entry.asset, from: entry.from, to: entry.to,
       amount: BigInt(entry.amount), block: Number(receipt.blockNumber), at: entry.at,
     };
   }
@@ -431,7 +551,8 @@ export function openEvmChain(opts: EvmChainOptions): EvmChain {
    * Waits for the stored transaction's receipt, rebroadcasting the same bytes while there is none. Transport errors
    * (a paused or unreachable node) are retried until the deadline; the answer is the one transaction's outcome.
    */
-  async function settle(entry: OutboxEntry, first: BroadcastOutcome | null): Promise<Transfer> {
+  async function settle(stored: OutboxEntry, first: BroadcastOutcome | null): Promise<Transfer> {
+    let entry = stored;
     const details = { chain, key: entry.key, txId: entry.hash, nonce: entry.nonce, from: entry.from };
     const deadline = Date.now() + receiptTimeoutMs;
     let outcome = first;
@@ -439,13 +560,13 @@ export function openEvmChain(opts: EvmChainOptions): EvmChain {
     for (;;) {
       let receipt: TransactionReceipt | null = null;
       try {
-        receipt = await receiptOrNull(client, entry.hash);
+        receipt = await minedReceipt(entry);
       } catch (err) {
         logger?.debug({ ...details, err: rpcReason(err) }, 'receipt not readable yet');
       }
       if (receipt) {
         if (receipt.status === 'success') return transferOf(entry, receipt);
-        throw new TransferReverted(`${chain}: transaction ${entry.hash} of key ${entry.key} reverted in block ${receipt.blockNumber}.`, {
+        throw new TransferReverted(`${chain}: transaction ${receipt.transactionHash} of key ${entry.key} reverted in block ${receipt.blockNumber}.`, {
           ...details, block: Number(receipt.blockNumber),
         });
       }
@@ -453,6 +574,24 @@ export function openEvmChain(opts: EvmChainOptions): EvmChain {
         // Our hash has no receipt and its nonce is used: another transaction took it, so this one can never be mined.
         nonces.forget(entry.from);
         throw new TransferDropped(`${chain}: nonce ${entry.nonce} of ${entry.from} was used by another transaction; ${entry.hash} (key ${entry.key}) will never be mined.`, details);
+      }
+      // Refused for its fees (the base fee rose above what it offers): replaced at once rather than failed.
+      const underpriced = outcome?.kind === 'rejected' && FEE_TOO_LOW.test(outcome.reason);
+      const lastSigned = entry.replacements?.at(-1)?.at ?? entry.at;
+      const stuck = outcome?.kind !== 'unreachable' && Date.now() - lastSigned >= bumpAfterMs;
+      if (bumpAfterMs > 0 && (underpriced || stuck) && (entry.replacements?.length ?? 0) < MAX_REPLACEMENTS) {
+        try {
+          const replaced = await replace(entry);
+          if (replaced !== entry) {
+            entry = replaced;
+            outcome = await broadcast(entry);
+            lastBroadcast = Date.now();
+            continue;
+          }
+        } catch (err) {
+          // Not signed or not stored: the transaction in flight is unchanged and is waited for as before.
+          logger?.debug({ ...details, err: rpcReason(err) }, 'replacement not made; retrying later');
+        }
       }
       if (outcome?.kind === 'rejected') {
         throw new TransferRejected(`${chain}: the node refuses ${entry.hash} (key ${entry.key}): ${outcome.reason}`, { ...details, reason: outcome.reason });
@@ -508,6 +647,7 @@ export function openEvmChain(opts: EvmChainOptions): EvmChain {
     vanished: (deposits) => vanishedDeposits(client, deposits),
     send,
     outboxEntry,
+    signed,
     balanceOf,
     async confirmations(tx) {
       return confirmationsAt(await height(), tx.block);

@@ -1,5 +1,6 @@
 // DevToken on real anvil nodes: placed at the registry's addresses with the registry's symbol and decimals, minted
 // and moved by real transactions whose Transfer logs viem decodes.
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createPublicClient,
@@ -17,8 +18,9 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { base, mainnet } from 'viem/chains';
 import { ANVIL_ACCOUNTS, startAnvil, type AnvilNode } from '../../../src/chains/evm/anvil.js';
 import {
+  DEV_TOKEN_ARTIFACT,
   DEV_TOKEN_SLOTS,
-  compileDevToken,
+  devToken,
   devTokenAbi,
   mintDevToken,
   placeDevToken,
@@ -26,17 +28,26 @@ import {
   registryTokens,
   stringStorage,
 } from '../../../src/chains/evm/dev-token.js';
+import { artifactText, compileDevTokenSource } from '../../../src/chains/evm/compile-dev-token.js';
 import { startDevChain, tokenAddress } from './support.js';
 
 const [alice, bob, carol] = ANVIL_ACCOUNTS.map((a) => privateKeyToAccount(a.privateKey));
 
-describe('DevToken: compiled in-process by the npm solc', () => {
-  it('compiles once, with runtime code and every entry of devTokenAbi', () => {
-    const c = compileDevToken();
-    expect(c.deployedBytecode).toMatch(/^0x[0-9a-f]{200,}$/);
-    expect(compileDevToken()).toBe(c);
-    const names = c.abi.map((e) => e.name);
+describe('DevToken: compiled by the npm solc in a build step, the artifact committed', () => {
+  it('the committed artifact is exactly what compiling DevToken.sol now gives (npm run build:contracts)', () => {
+    const fresh = compileDevTokenSource();
+    expect(fresh.deployedBytecode).toMatch(/^0x[0-9a-f]{200,}$/);
+    const names = fresh.abi.map((e) => ('name' in e ? e.name : e.type));
     for (const e of devTokenAbi) expect(names).toContain(e.name);
+    // Byte for byte: a source changed without `npm run build:contracts` fails here.
+    expect(readFileSync(DEV_TOKEN_ARTIFACT, 'utf8')).toBe(artifactText(fresh));
+  });
+
+  it('the runtime reads the artifact once (no compiler at run time)', () => {
+    const t = devToken();
+    expect(devToken()).toBe(t);
+    expect(t.deployedBytecode).toBe(compileDevTokenSource().deployedBytecode);
+    expect(t.abi).toBe(devTokenAbi);
   });
 
   it('encodes short and long strings as Solidity storage does', () => {

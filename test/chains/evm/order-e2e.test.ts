@@ -18,11 +18,13 @@ import {
 } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { runAudit } from '../../../actors/audit.js';
+import { renderAudit } from '../../../src/cli/audit.js';
+import { auditJson } from '../../../src/orders/audit.js';
 import { parseAmount, parseChainAsset } from '../../../src/assets/index.js';
 import { ANVIL_ACCOUNTS, rpcCall, type AnvilNode } from '../../../src/chains/evm/anvil.js';
 import { DEV_TOKEN_SLOTS, devTokenAbi } from '../../../src/chains/evm/dev-token.js';
 import type { RunningService } from '../../support/service.js';
-import { startServiceOnBase, tokenAddress, untilOrderStatus } from './support.js';
+import { DEV_ROLES, startServiceOnBase, tokenAddress, untilOrderStatus } from './support.js';
 
 const TREASURY = ANVIL_ACCOUNTS[0]!;
 const USER = ANVIL_ACCOUNTS[2]!;
@@ -126,5 +128,47 @@ describe('a Family A order on a real base node: deposit, sweep and payout are re
       `deposit block ${depositReceipt.blockNumber} → payout receipt in block ${receipt.blockNumber} (${blocks} blocks later): ` +
         `${payout!.at - depositMinedAt} ms (payout booked after its receipt); ETH dust left on the deposit address: ${dust} wei`,
     );
+  }, 30_000);
+
+  it('the audit reconciles the treasury and the gas account with the books; an out-of-band transfer from either is named', async () => {
+    const pub = createPublicClient({ transport: http(node.url), pollingInterval: 50 });
+    const usdc = parseChainAsset('base.usdc', 'from').id;
+    const eth = parseChainAsset('base.eth', 'from').id;
+    const clean = await runAudit({ store: svc.service.store, chains: svc.service.chains, recheck: { times: 2, delayMs: 200 } });
+    expect(clean.clean).toBe(true);
+    // After the order above: the treasury per asset of base (ETH and every token) and the gas account, all at 0.
+    const treasuryUsdc = clean.accounts.find((a) => a.role === 'treasury' && a.asset === usdc)!;
+    expect(treasuryUsdc).toMatchObject({ chain: 'base', address: TREASURY.address.toLowerCase(), difference: 0n, inFlight: 0n });
+    // The order's USDC swept in (cost and venue input) is what the books' internal accounts gained.
+    expect(treasuryUsdc.booked).toBe(parseAmount('25', parseChainAsset('base.usdc', 'from'), 'formatted', 'from_amount'));
+    const treasuryEth = clean.accounts.find((a) => a.role === 'treasury' && a.asset === eth)!;
+    expect(treasuryEth.fees).toBeGreaterThan(0n); // the payout's gas
+    const gas = clean.accounts.find((a) => a.role === 'gas')!;
+    expect(gas).toMatchObject({ asset: eth, difference: 0n });
+    expect(gas.booked).toBeLessThan(0n); // the deposit address's two top-ups
+    expect(gas.fees).toBeGreaterThan(0n);
+    expect(clean.accounts.every((a) => a.difference === 0n)).toBe(true);
+
+    // 3 USDC leave the treasury by a transaction the router never made: the treasury's USDC row names it.
+    const stranger = getAddress(privateKeyToAccount(generatePrivateKey()).address);
+    const treasuryWallet = createWalletClient({ account: privateKeyToAccount(TREASURY.privateKey as Hex), transport: http(node.url) });
+    const theft = await treasuryWallet.writeContract({ chain: null, address: USDC, abi: erc20Abi, functionName: 'transfer', args: [stranger, 3_000_000n] });
+    await pub.waitForTransactionReceipt({ hash: theft });
+    const off = await runAudit({ store: svc.service.store, chains: svc.service.chains, recheck: { times: 0, delayMs: 0 } });
+    expect(off.clean).toBe(false);
+    expect(off.findings).toEqual([]);
+    const differing = off.accounts.filter((a) => a.difference !== 0n);
+    // The USDC itself, and the ETH its gas cost the treasury.
+    expect(differing.map((a) => `${a.role} ${a.asset}`).sort()).toEqual([`treasury ${eth}`, `treasury ${usdc}`].sort());
+    expect(differing).toHaveLength(2);
+    expect(differing.find((a) => a.asset === usdc)!.difference).toBe(-3_000_000n);
+    expect(renderAudit(auditJson(off))).toMatch(/treasury +0x[0-9a-f]{40} +base\.USDC .* -3000000 \(-3\) {2}<- not 0/);
+
+    // The gas account pays a stranger 1 ETH out of band: its row differs by that and the transaction's gas.
+    const gasWallet = createWalletClient({ account: privateKeyToAccount(DEV_ROLES.gas.privateKey as Hex), transport: http(node.url) });
+    const leak = await gasWallet.sendTransaction({ chain: null, to: stranger, value: 10n ** 18n });
+    const leakReceipt = await pub.waitForTransactionReceipt({ hash: leak });
+    const gasOff = (await runAudit({ store: svc.service.store, chains: svc.service.chains, recheck: { times: 0, delayMs: 0 } })).accounts.find((a) => a.role === 'gas')!;
+    expect(gasOff.difference).toBe(-(10n ** 18n) - leakReceipt.gasUsed * leakReceipt.effectiveGasPrice);
   }, 30_000);
 });

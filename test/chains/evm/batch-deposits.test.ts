@@ -1,0 +1,73 @@
+// Two token transfers in one transaction: a transaction's second transfer to the same deposit address is its own
+// deposit (`<txHash>:<logIndex>`; the first keeps the hash), so one transaction paying a deposit address twice, and
+// another deposit address once, makes three deposits, and the audit counts all three.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPublicClient, createWalletClient, getAddress, http, type Address, type Hex } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { runAudit } from '../../../actors/audit.js';
+import { readOrderRecords } from '../../../actors/audit.js';
+import { parseAmount, parseChainAsset } from '../../../src/assets/index.js';
+import { type AnvilNode } from '../../../src/chains/evm/anvil.js';
+import { devTokenAbi } from '../../../src/chains/evm/dev-token.js';
+import type { RunningService } from '../../support/service.js';
+import { DEV_ROLES, startServiceOnBase, tokenAddress, untilOrderStatus } from './support.js';
+
+const USDC = tokenAddress('base', 'USDC');
+const BASE_USDC = parseChainAsset('base.usdc', 'from');
+const units = (v: string) => parseAmount(v, BASE_USDC, 'formatted', 'amount');
+
+let node: AnvilNode;
+let svc: RunningService;
+let stop: () => Promise<void>;
+
+beforeAll(async () => {
+  ({ node, svc, stop } = await startServiceOnBase());
+}, 60_000);
+
+afterAll(async () => {
+  await stop?.();
+});
+
+async function order(): Promise<{ id: string; deposit: Address }> {
+  const q = await svc.post('/quote', { from: 'base.usdc', to: 'base.usdt', from_amount: '25', return_full_route: true });
+  expect(q.status).toBe(200);
+  const o = await svc.post('/order', { quote_id: q.body.id, to_address: getAddress(privateKeyToAccount(generatePrivateKey()).address) });
+  expect(o.status).toBe(201);
+  return { id: o.body.id, deposit: o.body.deposit_address };
+}
+
+describe('two token transfers in one transaction are two deposits', () => {
+  it('one transaction pays order A 10 + 15 and order B 25: three deposits, both orders delivered, the audit clean', async () => {
+    const pub = createPublicClient({ transport: http(node.url), pollingInterval: 50 });
+    const user = createWalletClient({ account: privateKeyToAccount(DEV_ROLES.user.privateKey as Hex), transport: http(node.url) });
+    const a = await order();
+    const b = await order();
+    await pub.waitForTransactionReceipt({ hash: await user.writeContract({ chain: null, address: USDC, abi: devTokenAbi, functionName: 'mint', args: [user.account.address, units('50')] }) });
+    const hash = await user.writeContract({
+      chain: null, address: USDC, abi: devTokenAbi, functionName: 'transferBatch',
+      args: [[a.deposit, a.deposit, b.deposit], [units('10'), units('15'), units('25')]],
+    });
+    const receipt = await pub.waitForTransactionReceipt({ hash });
+    expect(receipt.status).toBe('success');
+    const logIndexes = receipt.logs.map((l) => l.logIndex);
+    expect(logIndexes).toHaveLength(3);
+
+    for (const o of [a, b]) expect((await untilOrderStatus(svc, o.id, ['delivered', 'stalled', 'frozen', 'failed'], 20_000)).status).toBe('delivered');
+
+    const depositsOf = async (id: string) => {
+      const records = readOrderRecords((await svc.service.store.load('order', id))!.snapshot);
+      if (typeof records === 'string') throw new Error(records);
+      return records.deposits.map((d) => ({ txId: d.txId, amount: d.amount }));
+    };
+    // The transaction's first transfer to each address keeps the plain hash; the second to A is told apart by its log.
+    expect(await depositsOf(a.id)).toEqual([
+      { txId: hash, amount: units('10') },
+      { txId: `${hash}:${logIndexes[1]}`, amount: units('15') },
+    ]);
+    expect(await depositsOf(b.id)).toEqual([{ txId: hash, amount: units('25') }]);
+
+    const report = await runAudit({ store: svc.service.store, chains: svc.service.chains, recheck: { times: 2, delayMs: 200 } });
+    expect(report.findings).toEqual([]);
+    expect(report.clean).toBe(true);
+  }, 60_000);
+});
