@@ -3,6 +3,7 @@
 import type { Asset } from '../assets/types.js';
 import type { Market, VenueId } from '../venues/types.js';
 import { deliveryCost, executionFor, stepCost } from './costing.js';
+import type { Cutoff } from './ask-venue.js';
 import type { PricedRoute, RouteRequest, RouteStep } from './types.js';
 
 /** One search (one route() call): the deadline and costs fixed once, so the same step always costs the same. */
@@ -11,6 +12,20 @@ export interface SearchContext {
   readonly deadlineMs: number;
   stepCost(from: Asset, to: Asset): bigint;
   deliveryCost(asset: Asset): bigint;
+}
+
+/** What single hop and multi hop share while one route() runs: the one cut-off of its venue asks, and the best
+ *  output quoted so far, which multi hop compares a path's upper bound with before asking its next venue. */
+export interface SearchRun {
+  readonly cutoff: Cutoff;
+  /** Whether multi hop skips asks that cannot beat `leader` (off only to compare against the full search). */
+  readonly prune: boolean;
+  /** Highest estimated output among the routes quoted so far; -1 before the first. */
+  leader: bigint;
+}
+
+export function offerLeader(run: SearchRun, route: PricedRoute): void {
+  if (route.estimatedAmountOut > run.leader) run.leader = route.estimatedAmountOut;
 }
 
 export function createSearchContext(market: Market, deadlineMs: number): SearchContext {

@@ -39,6 +39,17 @@ export function priceTrade(p: PriceInputs): bigint {
   return out;
 }
 
+/**
+ * An upper bound on priceTrade for the same inputs, whatever the skew and the size: the reference conversion less
+ * the fee alone (skew is >= 0 and the impact factor depth / (depth + size) is <= 1). Rounded down like priceTrade,
+ * whose numerator is never larger relative to its denominator, so the bound holds to the base unit.
+ */
+export function tradeBound(p: Omit<PriceInputs, 'skewBps'>): bigint {
+  const keep = BPS - BigInt(p.spec.feeBps);
+  if (p.amountIn <= 0n || keep <= 0n) return 0n;
+  return (p.amountIn * p.priceIn * 10n ** BigInt(p.to.decimals) * keep) / (p.priceOut * 10n ** BigInt(p.from.decimals) * BPS);
+}
+
 function fmtUsd(v: bigint): string {
   return (v / USD_ONE).toString();
 }

@@ -5,7 +5,7 @@ import type { Asset, AssetId } from '../assets/types.js';
 import { VenueFailed } from '../errors.js';
 import type { VenueSpec } from './catalog.js';
 import type { PriceTable } from './prices.js';
-import { priceTrade } from './pricing.js';
+import { priceTrade, tradeBound } from './pricing.js';
 import { hash32, logNormal, venueStream } from './random.js';
 import type { Venue, VenueExecuteRequest, VenueExecution, VenueId, VenueQuote, VenueQuoteRequest } from './types.js';
 
@@ -101,6 +101,16 @@ export class SimVenue implements Venue {
         signal.addEventListener('abort', () => reject(signal.reason), { once: true });
         return;
       }
+      // No latency: answered now, so the caller sees it on its next microtask. A zero-delay timer would cost a
+      // macrotask per quote and Node clamps it to 1 ms, which made "instant" venues the slowest part of a quote.
+      if (d.latencyMs === 0) {
+        try {
+          resolve(this.answer(req, d));
+        } catch (err) {
+          reject(err);
+        }
+        return;
+      }
       const timer = setTimeout(() => {
         signal.removeEventListener('abort', onAbort);
         try {
@@ -145,6 +155,12 @@ export class SimVenue implements Venue {
       priceOut: this.market.prices.usdPrice(to),
       skewBps: this.skewBps(from.id, to.id),
     });
+  }
+
+  /** An upper bound on any quote of this venue for the request at the current prices (pricing.ts, tradeBound). */
+  quoteBound(from: Asset, to: Asset, amountIn: bigint): bigint {
+    if (!this.supports(from.id, to.id)) return 0n;
+    return tradeBound({ spec: this.spec, from, to, amountIn, priceIn: this.market.prices.usdPrice(from), priceOut: this.market.prices.usdPrice(to) });
   }
 
   /** Deterministic per venue and pair, so venues differ a little and a seed always gives the same ranking. */
