@@ -10,6 +10,14 @@ import type { CandidatePath, PathSearch } from './paths.js';
 import { finishRoute, makeStep, name, offerLeader, planStep, type SearchContext, type SearchRun } from './steps.js';
 import type { MultiHopAttempt, MultiHopRoute, QuoteAudit, RouteRequest, RouteStep } from './types.js';
 
+/** The Asset objects of a path, looked up once per path: the path searches are cached and reused by every quote. */
+const pathAssets = new WeakMap<CandidatePath, readonly Asset[]>();
+function assetsOf(path: CandidatePath): readonly Asset[] {
+  let found = pathAssets.get(path);
+  if (found === undefined) pathAssets.set(path, (found = path.assets.map((id) => assetById(id))));
+  return found;
+}
+
 export interface MultiHopBounds {
   maxHops: number;
   pathLimit: number;
@@ -105,7 +113,7 @@ export async function multiHop(
   const walk = async (path: CandidatePath, index: number): Promise<MultiHopRoute> => {
     // Copies: the path search is cached across quotes, and an audit must not share arrays with another one.
     const head = { assets: [...path.assets], venues: [...path.venues], best: false };
-    const assets = path.assets.map((id) => assetById(id));
+    const assets = assetsOf(path);
     const steps: RouteStep[] = [];
     let amount = req.amountIn;
     // A path moves to its next round as soon as its own previous hop answered: rounds are positions on the path,

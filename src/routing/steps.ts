@@ -31,20 +31,22 @@ export function offerLeader(run: SearchRun, route: PricedRoute): void {
 export function createSearchContext(market: Market, deadlineMs: number): SearchContext {
   // Cached per search: a price moved mid-search must not give two paths different costs for one identical step
   // (the shared-request cache of multi-hop relies on it).
-  const steps = new Map<string, bigint>();
-  const deliveries = new Map<string, bigint>();
+  // Keyed by the registry's frozen Asset objects (one per id), so a lookup builds no string.
+  const steps = new Map<Asset, Map<Asset, bigint>>();
+  const deliveries = new Map<Asset, bigint>();
   return {
     market,
     deadlineMs,
     stepCost(from, to) {
-      const key = `${from.id}>${to.id}`;
-      let c = steps.get(key);
-      if (c === undefined) steps.set(key, (c = stepCost(market, from, to)));
+      let byTo = steps.get(from);
+      if (byTo === undefined) steps.set(from, (byTo = new Map()));
+      let c = byTo.get(to);
+      if (c === undefined) byTo.set(to, (c = stepCost(market, from, to)));
       return c;
     },
     deliveryCost(asset) {
-      let c = deliveries.get(asset.id);
-      if (c === undefined) deliveries.set(asset.id, (c = deliveryCost(market, asset)));
+      let c = deliveries.get(asset);
+      if (c === undefined) deliveries.set(asset, (c = deliveryCost(market, asset)));
       return c;
     },
   };

@@ -49,7 +49,9 @@ export class SimVenue implements Venue {
   halted = false;
   private override: Partial<VenueBehaviour> | null = null;
   private readonly rand: () => number;
-  private readonly routeKeys: Set<string>;
+  /** from -> the assets this venue serves from it: a lookup per question, no string built. */
+  private readonly routesFrom = new Map<AssetId, Set<AssetId>>();
+  private readonly skews = new Map<string, number>();
   /** Remembered executions by key: in flight or filled. Halts and errors are forgotten (nothing was filled). */
   private readonly executions = new Map<string, Promise<VenueExecution>>();
   private readonly failNext: string[] = [];
@@ -57,7 +59,11 @@ export class SimVenue implements Venue {
   constructor(readonly spec: VenueSpec, private readonly market: MarketState) {
     this.id = spec.id;
     this.rand = venueStream(market.seed, spec.id);
-    this.routeKeys = new Set(spec.routes.map(([a, b]) => `${a}>${b}`));
+    for (const [a, b] of spec.routes) {
+      let to = this.routesFrom.get(a);
+      if (!to) this.routesFrom.set(a, (to = new Set()));
+      to.add(b);
+    }
   }
 
   routes(): ReadonlyArray<readonly [AssetId, AssetId]> {
@@ -65,7 +71,7 @@ export class SimVenue implements Venue {
   }
 
   supports(from: AssetId, to: AssetId): boolean {
-    return this.routeKeys.has(`${from}>${to}`);
+    return this.routesFrom.get(from)?.has(to) ?? false;
   }
 
   /** Effective behaviour: the catalog's, rates zeroed when failures are off, then any explicit override. */
@@ -165,7 +171,10 @@ export class SimVenue implements Venue {
 
   /** Deterministic per venue and pair, so venues differ a little and a seed always gives the same ranking. */
   skewBps(from: AssetId, to: AssetId): number {
-    return hash32(`skew:${this.market.seed}:${this.id}:${from}:${to}`) % (this.spec.maxSkewBps + 1);
+    const key = `${from}>${to}`;
+    let skew = this.skews.get(key);
+    if (skew === undefined) this.skews.set(key, (skew = hash32(`skew:${this.market.seed}:${this.id}:${from}:${to}`) % (this.spec.maxSkewBps + 1)));
+    return skew;
   }
 
   private answer(req: VenueQuoteRequest, d: Draw): VenueQuote {
