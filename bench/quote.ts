@@ -94,28 +94,46 @@ const median = (xs: number[]) => {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 };
 
+// The same service with its SQLite file on tmpfs, measured in the same rounds: fsync costs nothing there, so the
+// pair of figures separates the CPU of a quote from its durable writes (off with BENCH_TMPFS=off).
+const TMPFS = process.env.BENCH_TMPFS === 'off' ? null : (process.env.BENCH_TMPFS ?? '/dev/shm');
+
 async function throughput() {
-  const results: Record<string, Run[]> = { echo: [], direct: [], multi: [] };
+  const results: Record<string, Run[]> = { echo: [], direct: [], multi: [], directShm: [], multiShm: [] };
   const echo = await start('echo');
   const svc = await start('service', { ROUTER_SIM_LATENCY_SCALE: '0', ROUTER_SIM_FAILURES: 'off' });
+  const shm = TMPFS ? await start('service', { ROUTER_SIM_LATENCY_SCALE: '0', ROUTER_SIM_FAILURES: 'off', BENCH_DATA_ROOT: TMPFS }) : null;
   try {
     const refs = { direct: await reference(svc.port, DIRECT), multi: await reference(svc.port, MULTI) };
     console.log(`reference answers: direct ${refs.direct.estimated} via ${refs.direct.venues}; multi-hop ${refs.multi.estimated} via ${refs.multi.venues}`);
     // Warm up both so JIT and the SQLite file are not part of the first round.
     await load(echo.port, DIRECT);
     await load(svc.port, DIRECT, refs.direct);
+    if (shm) await load(shm.port, DIRECT, refs.direct);
     for (let i = 0; i < ROUNDS; i++) {
       results.echo!.push(await load(echo.port, DIRECT));
       results.direct!.push(await load(svc.port, DIRECT, refs.direct));
       results.multi!.push(await load(svc.port, MULTI, refs.multi));
+      if (shm) {
+        results.directShm!.push(await load(shm.port, DIRECT, refs.direct));
+        results.multiShm!.push(await load(shm.port, MULTI, refs.multi));
+      }
     }
   } finally {
     await stop(echo.child);
     await stop(svc.child);
+    if (shm) await stop(shm.child);
   }
   const m = (k: string, f: keyof Run) => median(results[k]!.map((r) => r[f]));
-  const rows = ['echo', 'direct', 'multi'].map((k) => ({
-    case: k === 'echo' ? 'bare Koa JSON echo' : k === 'direct' ? 'quote base.usdc→arbitrum.usdc (direct)' : 'quote bitcoin.btc→arbitrum.usdc (multi-hop)',
+  const names: Record<string, string> = {
+    echo: 'bare Koa JSON echo',
+    direct: 'quote base.usdc→arbitrum.usdc (direct)',
+    multi: 'quote bitcoin.btc→arbitrum.usdc (multi-hop)',
+    directShm: `direct, SQLite on ${TMPFS ?? 'tmpfs'}`,
+    multiShm: `multi-hop, SQLite on ${TMPFS ?? 'tmpfs'}`,
+  };
+  const rows = Object.keys(names).filter((k) => results[k]!.length > 0).map((k) => ({
+    case: names[k]!,
     'quotes/s': Math.round(m(k, 'rps')),
     'p50 ms': m(k, 'p50'),
     'p99 ms': m(k, 'p99'),
