@@ -66,48 +66,52 @@ export function createRouter(deps: RouterDeps): Router {
     return found;
   };
 
-  const router: Router = {
-    async route(req) {
-      assertVenueLists(req.allowlist, req.blocklist);
-      const from = assetById(req.from);
-      const to = assetById(req.to);
-      const venues = admitVenues(market, req.allowlist, req.blocklist);
-      const ctx = createSearchContext(market, deps.deadlines[req.mode]);
-      // One cut-off for the whole search: no venue is waited for past the mode's deadline from the quote's start.
-      const run = { cutoff: createCutoff(ctx.deadlineMs), prune, leader: -1n };
-      let single: SingleHopCandidate[];
-      let multi: QuoteAudit['multiHop'];
-      try {
-        // Always both: a direct quote does not make a two-hop route through a deeper pool less likely to win.
-        const singleDone = singleHop(ctx, run, req, from, to, venues);
-        // Direct venues that answer at once have answered by the next macrotask; starting the walk then lets their
-        // best prune multi-hop paths before their first ask. A slower venue delays it by no more than that turn.
-        const started = prune ? Promise.race([singleDone, new Promise<void>((r) => setImmediate(r))]) : undefined;
-        [single, multi] = await Promise.all([
-          singleDone,
-          multiHop(ctx, run, req, from, to, venues, { maxHops, pathLimit: deps.pathLimit }, pathSearch(venues, from.id, to.id), started),
-        ]);
-      } finally {
-        run.cutoff.close();
-      }
+  const search = async (req: RouteRequest, pruning: boolean): Promise<RoutingResult> => {
+    assertVenueLists(req.allowlist, req.blocklist);
+    const from = assetById(req.from);
+    const to = assetById(req.to);
+    const venues = admitVenues(market, req.allowlist, req.blocklist);
+    const ctx = createSearchContext(market, deps.deadlines[req.mode]);
+    // One cut-off for the whole search: no venue is waited for past the mode's deadline from the quote's start.
+    const run = { cutoff: createCutoff(ctx.deadlineMs), prune: pruning, leader: -1n };
+    let single: SingleHopCandidate[];
+    let multi: QuoteAudit['multiHop'];
+    try {
+      // Always both: a direct quote does not make a two-hop route through a deeper pool less likely to win.
+      const singleDone = singleHop(ctx, run, req, from, to, venues);
+      // Direct venues that answer at once have answered by the next macrotask; starting the walk then lets their
+      // best prune multi-hop paths before their first ask. A slower venue delays it by no more than that turn.
+      const started = pruning ? Promise.race([singleDone, new Promise<void>((r) => setImmediate(r))]) : undefined;
+      [single, multi] = await Promise.all([
+        singleDone,
+        multiHop(ctx, run, req, from, to, venues, { maxHops, pathLimit: deps.pathLimit }, pathSearch(venues, from.id, to.id), started),
+      ]);
+    } finally {
+      run.cutoff.close();
+    }
 
-      // Highest output wins; strict `>` keeps the first found on a tie, and single hop is looked at first.
-      let winner: { best: boolean; route?: PricedRoute } | null = null;
-      for (const c of [...single, ...multi.routes]) {
-        if (c.status !== 'quoted' || !c.route) continue;
-        if (winner === null || c.route.estimatedAmountOut > winner.route!.estimatedAmountOut) winner = c;
-      }
-      if (winner) winner.best = true;
-      // A refund is a transfer of the source asset on its own chain, costed as a delivery of it would be.
-      const refundCost = deliveryCost(market, from);
-      return { best: winner?.route ?? null, refundCost, audit: { singleHop: single, multiHop: multi } };
-    },
+    // Highest output wins; strict `>` keeps the first found on a tie, and single hop is looked at first.
+    let winner: { best: boolean; route?: PricedRoute } | null = null;
+    for (const c of [...single, ...multi.routes]) {
+      if (c.status !== 'quoted' || !c.route) continue;
+      if (winner === null || c.route.estimatedAmountOut > winner.route!.estimatedAmountOut) winner = c;
+    }
+    if (winner) winner.best = true;
+    // A refund is a transfer of the source asset on its own chain, costed as a delivery of it would be.
+    const refundCost = deliveryCost(market, from);
+    return { best: winner?.route ?? null, refundCost, audit: { singleHop: single, multiHop: multi } };
+  };
+
+  const router: Router = {
+    route: (req) => search(req, prune),
     async exactOutput(req) {
       // Checked before the first routing, so a bad request rejects as route() would and costs no venue call.
       assertVenueLists(req.allowlist, req.blocklist);
       const from = assetById(req.from);
       const to = assetById(req.to);
-      return exactOutputSearch({ market, deadlineMs: deps.deadlines[req.mode], route: (r) => router.route(r), from, to }, req);
+      // Its first routing runs unpruned: it takes the best few quoted paths, not only the best one, to search, and
+      // a path pruned for losing at the first input may win at the answer's input.
+      return exactOutputSearch({ market, deadlineMs: deps.deadlines[req.mode], route: (r) => search(r, false), from, to }, req);
     },
   };
   return router;
