@@ -18,7 +18,8 @@ if (kind === 'echo') {
     ctx.body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
   });
 } else if (kind === 'service') {
-  const dataDir = mkdtempSync(join(tmpdir(), 'router-bench-'));
+  // BENCH_DATA_ROOT puts the SQLite file elsewhere (the quote bench's tmpfs case: /dev/shm, where fsync is free).
+  const dataDir = mkdtempSync(join(process.env.BENCH_DATA_ROOT ?? tmpdir(), 'router-bench-'));
   const config = loadConfig({ ...process.env, ROUTER_DATA_DIR: dataDir, ROUTER_LOG_LEVEL: 'silent' });
   const service = await createEmbeddedService(config, { logger: createLogger('silent') });
   app = service.appA;

@@ -6,6 +6,7 @@ import { CHAIN_NAMES, type ChainName } from './assets/types.js';
 import { ConfigError } from './errors.js';
 import { mongoDatabaseOf, mongoDatabaseProblem } from './store/mongo-url.js';
 import { parseSeed, type MasterSeed } from './vaults/seed.js';
+import { VENUE_IDS, type VenueId } from './venues/types.js';
 
 /**
  * A private key from the environment (0x + 64 hex). The text sits in a private field, so JSON, String() and
@@ -57,6 +58,9 @@ export interface Config {
     latencyScale: number;
     /** ROUTER_SIM_FAILURES, on|off, default on: off removes random venue failures and timeouts. */
     failures: boolean;
+    /** ROUTER_SIM_SILENT_VENUES, comma-separated venue ids, default none: these venues never answer a quote (every
+     *  quote times out), to see a deadline at work in benchmarks and demos. */
+    silent: VenueId[];
   };
   routing: {
     /** Per-venue deadlines in ms; the spec fixes 1500 and 10000. Overridable only so tests need not wait 10 s. */
@@ -157,6 +161,18 @@ function oneOf<T extends string>(env: Env, name: string, dflt: T, values: readon
   const v = raw.trim().toLowerCase() as T;
   if (!values.includes(v)) throw new ConfigError(`${name} must be one of ${values.join(', ')}, got "${raw}".`);
   return v;
+}
+
+function venueList(env: Env, name: string): VenueId[] {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return [];
+  const ids: VenueId[] = [];
+  for (const part of raw.split(',')) {
+    const id = VENUE_IDS.find((v) => v === part.trim());
+    if (id === undefined) throw new ConfigError(`${name} must list venue ids (${VENUE_IDS.join(', ')}), got "${part.trim()}".`);
+    ids.push(id);
+  }
+  return ids;
 }
 
 function str(env: Env, name: string, dflt: string): string {
@@ -287,6 +303,7 @@ export function loadConfig(env: Env = process.env): Config {
       seed: int(env, 'ROUTER_SIM_SEED', 1, 0, 2 ** 32 - 1),
       latencyScale: num(env, 'ROUTER_SIM_LATENCY_SCALE', 1, 0, 100),
       failures: oneOf(env, 'ROUTER_SIM_FAILURES', 'on', ['on', 'off']) === 'on',
+      silent: venueList(env, 'ROUTER_SIM_SILENT_VENUES'),
     },
     routing: {
       deadlines: {

@@ -1,12 +1,22 @@
 // Multi hop: walks the candidate paths of paths.ts hop by hop, asking each hop's venue for the amount that reached
-// it, every request under the mode's deadline. Identical requests within one search are asked once and shared.
+// it, every request under the search's cut-off. Identical requests within one search are asked once and shared.
+// Before each ask, a path whose venues all bound their answers (Venue.quoteBound) is dropped when even its bound
+// cannot beat the best route already quoted: it could never be the answer, so the ask would be wasted.
 import { assetById } from '../assets/registry.js';
 import type { Asset } from '../assets/types.js';
 import type { Venue, VenueId } from '../venues/types.js';
-import { askVenue } from './ask-venue.js';
-import { buildGraph, searchPaths, type CandidatePath } from './paths.js';
-import { finishRoute, makeStep, name, planStep, type SearchContext } from './steps.js';
+import { askBefore } from './ask-venue.js';
+import type { CandidatePath, PathSearch } from './paths.js';
+import { finishRoute, makeStep, name, offerLeader, planStep, type SearchContext, type SearchRun } from './steps.js';
 import type { MultiHopAttempt, MultiHopRoute, QuoteAudit, RouteRequest, RouteStep } from './types.js';
+
+/** The Asset objects of a path, looked up once per path: the path searches are cached and reused by every quote. */
+const pathAssets = new WeakMap<CandidatePath, readonly Asset[]>();
+function assetsOf(path: CandidatePath): readonly Asset[] {
+  let found = pathAssets.get(path);
+  if (found === undefined) pathAssets.set(path, (found = path.assets.map((id) => assetById(id))));
+  return found;
+}
 
 export interface MultiHopBounds {
   maxHops: number;
@@ -23,13 +33,16 @@ interface Shared {
 
 export async function multiHop(
   ctx: SearchContext,
+  run: SearchRun,
   req: RouteRequest,
   from: Asset,
   to: Asset,
   venues: readonly Venue[],
   bounds: MultiHopBounds,
+  search: PathSearch,
+  /** Resolves when the walk may start (after the direct venues had their chance to answer); at once when absent. */
+  started?: Promise<unknown>,
 ): Promise<QuoteAudit['multiHop']> {
-  const search = searchPaths(buildGraph(venues), from.id, to.id, bounds.maxHops, bounds.pathLimit);
   if (search.hops === null) {
     return {
       paths: 0,
@@ -73,7 +86,7 @@ export async function multiHop(
       attempt.error = `Venue ${attempt.venue} is not admitted.`;
       return attempt;
     }
-    const asked = await askVenue(venue, a, b, plan.venueAmountIn, ctx.deadlineMs);
+    const asked = await askBefore(run.cutoff, venue, a, b, plan.venueAmountIn);
     attempt.elapsedMs = asked.elapsedMs;
     attempt.status = asked.status;
     if (asked.status === 'failed') attempt.error = asked.error;
@@ -81,9 +94,26 @@ export async function multiHop(
     return attempt;
   };
 
+  /** The most the rest of the path, from `round` on with `amount` at hand, could deliver; null when unbounded. */
+  const boundFrom = (assets: readonly Asset[], path: CandidatePath, round: number, amount: bigint): bigint | null => {
+    let out = amount;
+    for (let r = round; r < path.venues.length; r++) {
+      const a = assets[r]!;
+      const b = assets[r + 1]!;
+      const cost = ctx.stepCost(a, b);
+      // A refused step fails the path on its own when reached, without a venue call; nothing to save by pruning.
+      if (cost >= out) return null;
+      const bound = byId.get(path.venues[r]!)?.quoteBound?.(a, b, out - cost);
+      if (bound === undefined) return null;
+      out = bound;
+    }
+    return out - ctx.deliveryCost(assets[assets.length - 1]!);
+  };
+
   const walk = async (path: CandidatePath, index: number): Promise<MultiHopRoute> => {
-    const head = { assets: path.assets, venues: path.venues, best: false };
-    const assets = path.assets.map((id) => assetById(id));
+    // Copies: the path search is cached across quotes, and an audit must not share arrays with another one.
+    const head = { assets: [...path.assets], venues: [...path.venues], best: false };
+    const assets = assetsOf(path);
     const steps: RouteStep[] = [];
     let amount = req.amountIn;
     // A path moves to its next round as soon as its own previous hop answered: rounds are positions on the path,
@@ -92,6 +122,17 @@ export async function multiHop(
       const a = assets[round]!;
       const b = assets[round + 1]!;
       const venue = path.venues[round]!;
+      if (run.prune && run.leader >= 0n) {
+        // Strictly below: a pruned path could not even tie, so the winner (and who wins a tie) is unchanged.
+        const bound = boundFrom(assets, path, round, amount);
+        if (bound !== null && bound < run.leader) {
+          return {
+            ...head,
+            status: 'failed',
+            error: `Not asked from round ${round} (${venue}, ${name(a)} -> ${name(b)}) on: this path delivers at most ${bound} base units of ${name(assets[assets.length - 1]!)}, less than the ${run.leader} already quoted.`,
+          };
+        }
+      }
       const got = await request(round, venue, a, b, amount, index);
       if (got.status !== 'quoted' || !got.step) {
         const what = `Round ${round} (${venue}, ${name(a)} -> ${name(b)})`;
@@ -104,9 +145,12 @@ export async function multiHop(
       amount = got.step.stepAmountOut;
     }
     const done = finishRoute(ctx, req, assets[assets.length - 1]!, steps);
-    return done.ok ? { ...head, status: 'quoted', route: done.route } : { ...head, status: 'failed', error: done.error };
+    if (!done.ok) return { ...head, status: 'failed', error: done.error };
+    offerLeader(run, done.route);
+    return { ...head, status: 'quoted', route: done.route };
   };
 
+  if (started) await started;
   const routes = await Promise.all(search.paths.map((p, i) => walk(p, i)));
   const attempts = [...shared.values()]
     .sort((x, y) => x.attempt.round - y.attempt.round || x.minPath - y.minPath || x.seq - y.seq)

@@ -4,11 +4,17 @@ import { assetById } from '../assets/registry.js';
 import type { Market } from '../venues/types.js';
 import { admitVenues, assertVenueLists } from './admission.js';
 import { deliveryCost } from './costing.js';
+import { createCutoff } from './ask-venue.js';
 import { multiHop } from './multi-hop.js';
+import { buildGraph, searchPaths, type PathSearch } from './paths.js';
 import { singleHop } from './single-hop.js';
 import { exactOutputSearch } from './exact-output.js';
 import { createSearchContext } from './steps.js';
-import type { ExactOutputRequest, ExactOutputResult, PricedRoute, QuoteMode, RouteRequest, RoutingResult } from './types.js';
+import type { AssetId } from '../assets/types.js';
+import type { Venue } from '../venues/types.js';
+import type {
+  ExactOutputRequest, ExactOutputResult, PricedRoute, QuoteAudit, QuoteMode, RouteRequest, RoutingResult, SingleHopCandidate,
+} from './types.js';
 
 /** Per-venue deadlines of spec 4 (`quote_mode`): optimal gives each venue 10 s, fast cuts it off at 1.5 s. */
 export const DEFAULT_DEADLINES: Readonly<Record<QuoteMode, number>> = Object.freeze({ fast: 1_500, optimal: 10_000 });
@@ -22,7 +28,13 @@ export interface RouterDeps {
   deadlines: { fast: number; optimal: number };
   pathLimit: number;
   maxHops?: number;
+  /** Skip multi-hop asks that cannot beat the best route already quoted (default true; false runs the full search,
+   *  which returns the same best: the pruning property test compares the two). */
+  prune?: boolean;
 }
+
+/** Path searches kept per router: one per (admitted venues, pair) seen, the oldest dropped beyond this. */
+const PATH_CACHE_SIZE = 512;
 
 export interface Router {
   /** Rejects with VenueListConflict when both venue lists are set; otherwise resolves, best null when nothing quoted. */
@@ -39,37 +51,67 @@ export function createRouter(deps: RouterDeps): Router {
   if (!Number.isInteger(deps.pathLimit) || deps.pathLimit < 1) throw new RangeError(`pathLimit must be an integer >= 1, got ${deps.pathLimit}.`);
   if (!Number.isInteger(maxHops) || maxHops < 2) throw new RangeError(`maxHops must be an integer >= 2, got ${maxHops}.`);
   const { market } = deps;
+  const prune = deps.prune ?? true;
+  // Venue routes are static for the life of the process (the Venue port says so), so the graph of an admitted
+  // venue set and its path search for a pair are the same for every quote: built once, not per quote.
+  const searches = new Map<string, PathSearch>();
+  const pathSearch = (venues: readonly Venue[], from: AssetId, to: AssetId): PathSearch => {
+    const key = `${venues.map((v) => v.id).join(',')}|${from}|${to}`;
+    let found = searches.get(key);
+    if (found === undefined) {
+      found = searchPaths(buildGraph(venues), from, to, maxHops, deps.pathLimit);
+      if (searches.size >= PATH_CACHE_SIZE) searches.delete(searches.keys().next().value!);
+      searches.set(key, found);
+    }
+    return found;
+  };
+
+  const search = async (req: RouteRequest, pruning: boolean): Promise<RoutingResult> => {
+    assertVenueLists(req.allowlist, req.blocklist);
+    const from = assetById(req.from);
+    const to = assetById(req.to);
+    const venues = admitVenues(market, req.allowlist, req.blocklist);
+    const ctx = createSearchContext(market, deps.deadlines[req.mode]);
+    // One cut-off for the whole search: no venue is waited for past the mode's deadline from the quote's start.
+    const run = { cutoff: createCutoff(ctx.deadlineMs), prune: pruning, leader: -1n };
+    let single: SingleHopCandidate[];
+    let multi: QuoteAudit['multiHop'];
+    try {
+      // Always both: a direct quote does not make a two-hop route through a deeper pool less likely to win.
+      const singleDone = singleHop(ctx, run, req, from, to, venues);
+      // Direct venues that answer at once have answered by the next macrotask; starting the walk then lets their
+      // best prune multi-hop paths before their first ask. A slower venue delays it by no more than that turn.
+      const started = pruning ? Promise.race([singleDone, new Promise<void>((r) => setImmediate(r))]) : undefined;
+      [single, multi] = await Promise.all([
+        singleDone,
+        multiHop(ctx, run, req, from, to, venues, { maxHops, pathLimit: deps.pathLimit }, pathSearch(venues, from.id, to.id), started),
+      ]);
+    } finally {
+      run.cutoff.close();
+    }
+
+    // Highest output wins; strict `>` keeps the first found on a tie, and single hop is looked at first.
+    let winner: { best: boolean; route?: PricedRoute } | null = null;
+    for (const c of [...single, ...multi.routes]) {
+      if (c.status !== 'quoted' || !c.route) continue;
+      if (winner === null || c.route.estimatedAmountOut > winner.route!.estimatedAmountOut) winner = c;
+    }
+    if (winner) winner.best = true;
+    // A refund is a transfer of the source asset on its own chain, costed as a delivery of it would be.
+    const refundCost = deliveryCost(market, from);
+    return { best: winner?.route ?? null, refundCost, audit: { singleHop: single, multiHop: multi } };
+  };
 
   const router: Router = {
-    async route(req) {
-      assertVenueLists(req.allowlist, req.blocklist);
-      const from = assetById(req.from);
-      const to = assetById(req.to);
-      const venues = admitVenues(market, req.allowlist, req.blocklist);
-      const ctx = createSearchContext(market, deps.deadlines[req.mode]);
-      // Always both: a direct quote does not make a two-hop route through a deeper pool less likely to win.
-      const [single, multi] = await Promise.all([
-        singleHop(ctx, req, from, to, venues),
-        multiHop(ctx, req, from, to, venues, { maxHops, pathLimit: deps.pathLimit }),
-      ]);
-
-      // Highest output wins; strict `>` keeps the first found on a tie, and single hop is looked at first.
-      let winner: { best: boolean; route?: PricedRoute } | null = null;
-      for (const c of [...single, ...multi.routes]) {
-        if (c.status !== 'quoted' || !c.route) continue;
-        if (winner === null || c.route.estimatedAmountOut > winner.route!.estimatedAmountOut) winner = c;
-      }
-      if (winner) winner.best = true;
-      // A refund is a transfer of the source asset on its own chain, costed as a delivery of it would be.
-      const refundCost = deliveryCost(market, from);
-      return { best: winner?.route ?? null, refundCost, audit: { singleHop: single, multiHop: multi } };
-    },
+    route: (req) => search(req, prune),
     async exactOutput(req) {
       // Checked before the first routing, so a bad request rejects as route() would and costs no venue call.
       assertVenueLists(req.allowlist, req.blocklist);
       const from = assetById(req.from);
       const to = assetById(req.to);
-      return exactOutputSearch({ market, deadlineMs: deps.deadlines[req.mode], route: (r) => router.route(r), from, to }, req);
+      // Its first routing runs unpruned: it takes the best few quoted paths, not only the best one, to search, and
+      // a path pruned for losing at the first input may win at the answer's input.
+      return exactOutputSearch({ market, deadlineMs: deps.deadlines[req.mode], route: (r) => search(r, false), from, to }, req);
     },
   };
   return router;

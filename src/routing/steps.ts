@@ -3,6 +3,7 @@
 import type { Asset } from '../assets/types.js';
 import type { Market, VenueId } from '../venues/types.js';
 import { deliveryCost, executionFor, stepCost } from './costing.js';
+import type { Cutoff } from './ask-venue.js';
 import type { PricedRoute, RouteRequest, RouteStep } from './types.js';
 
 /** One search (one route() call): the deadline and costs fixed once, so the same step always costs the same. */
@@ -13,23 +14,39 @@ export interface SearchContext {
   deliveryCost(asset: Asset): bigint;
 }
 
+/** What single hop and multi hop share while one route() runs: the one cut-off of its venue asks, and the best
+ *  output quoted so far, which multi hop compares a path's upper bound with before asking its next venue. */
+export interface SearchRun {
+  readonly cutoff: Cutoff;
+  /** Whether multi hop skips asks that cannot beat `leader` (off only to compare against the full search). */
+  readonly prune: boolean;
+  /** Highest estimated output among the routes quoted so far; -1 before the first. */
+  leader: bigint;
+}
+
+export function offerLeader(run: SearchRun, route: PricedRoute): void {
+  if (route.estimatedAmountOut > run.leader) run.leader = route.estimatedAmountOut;
+}
+
 export function createSearchContext(market: Market, deadlineMs: number): SearchContext {
   // Cached per search: a price moved mid-search must not give two paths different costs for one identical step
   // (the shared-request cache of multi-hop relies on it).
-  const steps = new Map<string, bigint>();
-  const deliveries = new Map<string, bigint>();
+  // Keyed by the registry's frozen Asset objects (one per id), so a lookup builds no string.
+  const steps = new Map<Asset, Map<Asset, bigint>>();
+  const deliveries = new Map<Asset, bigint>();
   return {
     market,
     deadlineMs,
     stepCost(from, to) {
-      const key = `${from.id}>${to.id}`;
-      let c = steps.get(key);
-      if (c === undefined) steps.set(key, (c = stepCost(market, from, to)));
+      let byTo = steps.get(from);
+      if (byTo === undefined) steps.set(from, (byTo = new Map()));
+      let c = byTo.get(to);
+      if (c === undefined) byTo.set(to, (c = stepCost(market, from, to)));
       return c;
     },
     deliveryCost(asset) {
-      let c = deliveries.get(asset.id);
-      if (c === undefined) deliveries.set(asset.id, (c = deliveryCost(market, asset)));
+      let c = deliveries.get(asset);
+      if (c === undefined) deliveries.set(asset, (c = deliveryCost(market, asset)));
       return c;
     },
   };

@@ -14,6 +14,9 @@ export interface SimMarketOptions {
   latencyScale: number;
   /** false sets every failure and timeout rate to 0 (explicit setBehaviour overrides still apply). */
   failures: boolean;
+  /** Venues that never answer a quote: each starts with a timeout rate of 1 (a setBehaviour override, so it holds
+   *  with `failures: false` and can be lifted with setBehaviour(venue, null)). Default none. */
+  silent?: readonly VenueId[];
 }
 
 export interface SimMarket extends Market {
@@ -44,6 +47,7 @@ export function createSimMarket(opts: SimMarketOptions): SimMarket {
   const state: MarketState = { ...options, prices: new PriceTable(), fills: [] };
   const byId = new Map<VenueId, SimVenue>(VENUE_IDS.map((id) => [id, new SimVenue(VENUE_SPECS[id], state)]));
   const list: readonly Venue[] = Object.freeze([...byId.values()]);
+  for (const id of opts.silent ?? []) byId.get(id)?.setBehaviour({ timeoutRate: 1 });
 
   const get = (id: VenueId): SimVenue => {
     const v = byId.get(id);

@@ -5,7 +5,7 @@ import type { Asset, AssetId } from '../assets/types.js';
 import { VenueFailed } from '../errors.js';
 import type { VenueSpec } from './catalog.js';
 import type { PriceTable } from './prices.js';
-import { priceTrade } from './pricing.js';
+import { priceTrade, tradeBound } from './pricing.js';
 import { hash32, logNormal, venueStream } from './random.js';
 import type { Venue, VenueExecuteRequest, VenueExecution, VenueId, VenueQuote, VenueQuoteRequest } from './types.js';
 
@@ -49,7 +49,9 @@ export class SimVenue implements Venue {
   halted = false;
   private override: Partial<VenueBehaviour> | null = null;
   private readonly rand: () => number;
-  private readonly routeKeys: Set<string>;
+  /** from -> the assets this venue serves from it: a lookup per question, no string built. */
+  private readonly routesFrom = new Map<AssetId, Set<AssetId>>();
+  private readonly skews = new Map<string, number>();
   /** Remembered executions by key: in flight or filled. Halts and errors are forgotten (nothing was filled). */
   private readonly executions = new Map<string, Promise<VenueExecution>>();
   private readonly failNext: string[] = [];
@@ -57,7 +59,11 @@ export class SimVenue implements Venue {
   constructor(readonly spec: VenueSpec, private readonly market: MarketState) {
     this.id = spec.id;
     this.rand = venueStream(market.seed, spec.id);
-    this.routeKeys = new Set(spec.routes.map(([a, b]) => `${a}>${b}`));
+    for (const [a, b] of spec.routes) {
+      let to = this.routesFrom.get(a);
+      if (!to) this.routesFrom.set(a, (to = new Set()));
+      to.add(b);
+    }
   }
 
   routes(): ReadonlyArray<readonly [AssetId, AssetId]> {
@@ -65,7 +71,7 @@ export class SimVenue implements Venue {
   }
 
   supports(from: AssetId, to: AssetId): boolean {
-    return this.routeKeys.has(`${from}>${to}`);
+    return this.routesFrom.get(from)?.has(to) ?? false;
   }
 
   /** Effective behaviour: the catalog's, rates zeroed when failures are off, then any explicit override. */
@@ -99,6 +105,16 @@ export class SimVenue implements Venue {
       // A timeout sets no timer at all: the promise waits for the signal only, so nothing keeps the process alive.
       if (d.timesOut) {
         signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+        return;
+      }
+      // No latency: answered now, so the caller sees it on its next microtask. A zero-delay timer would cost a
+      // macrotask per quote and Node clamps it to 1 ms, which made "instant" venues the slowest part of a quote.
+      if (d.latencyMs === 0) {
+        try {
+          resolve(this.answer(req, d));
+        } catch (err) {
+          reject(err);
+        }
         return;
       }
       const timer = setTimeout(() => {
@@ -147,9 +163,18 @@ export class SimVenue implements Venue {
     });
   }
 
+  /** An upper bound on any quote of this venue for the request at the current prices (pricing.ts, tradeBound). */
+  quoteBound(from: Asset, to: Asset, amountIn: bigint): bigint {
+    if (!this.supports(from.id, to.id)) return 0n;
+    return tradeBound({ spec: this.spec, from, to, amountIn, priceIn: this.market.prices.usdPrice(from), priceOut: this.market.prices.usdPrice(to) });
+  }
+
   /** Deterministic per venue and pair, so venues differ a little and a seed always gives the same ranking. */
   skewBps(from: AssetId, to: AssetId): number {
-    return hash32(`skew:${this.market.seed}:${this.id}:${from}:${to}`) % (this.spec.maxSkewBps + 1);
+    const key = `${from}>${to}`;
+    let skew = this.skews.get(key);
+    if (skew === undefined) this.skews.set(key, (skew = hash32(`skew:${this.market.seed}:${this.id}:${from}:${to}`) % (this.spec.maxSkewBps + 1)));
+    return skew;
   }
 
   private answer(req: VenueQuoteRequest, d: Draw): VenueQuote {

@@ -54,6 +54,12 @@ export interface Venue {
   supports(from: AssetId, to: AssetId): boolean;
   /** Rejects with VenueFailed on a venue error, or with the signal's reason when aborted. */
   quote(req: VenueQuoteRequest): Promise<VenueQuote>;
+  /**
+   * Optional, synchronous and free: an upper bound on the `amountOut` that `quote` can answer for this request at
+   * the current market (a venue that knows its fee and that it never pays above its reference rate can bound it).
+   * The router skips asks whose bound cannot beat a quote it already holds; a venue without it is always asked.
+   */
+  quoteBound?(from: Asset, to: Asset, amountIn: bigint): bigint;
   execute(req: VenueExecuteRequest): Promise<VenueExecution>;
 }
 

@@ -8,15 +8,18 @@ describe('Config: defaults make the embedded mode work with no settings at all',
     const c = loadConfig({});
     expect(c.portA).toBe(8080);
     expect(c.dataDir).toBe('./data');
-    expect(c.sim).toEqual({ seed: 1, latencyScale: 1, failures: true });
+    expect(c.sim).toEqual({ seed: 1, latencyScale: 1, failures: true, silent: [] });
     expect(c.routing.deadlines).toEqual({ fast: 1500, optimal: 10_000 });
     expect(c.routing.pathLimit).toBe(64);
   });
 
   it('present values are read and typed', () => {
-    const c = loadConfig({ ROUTER_PORT_A: '9090', ROUTER_SIM_LATENCY_SCALE: '0', ROUTER_SIM_SEED: '42', ROUTER_SIM_FAILURES: 'off', ROUTER_DATA_DIR: '/tmp/x' });
+    const c = loadConfig({
+      ROUTER_PORT_A: '9090', ROUTER_SIM_LATENCY_SCALE: '0', ROUTER_SIM_SEED: '42', ROUTER_SIM_FAILURES: 'off', ROUTER_SIM_SILENT_VENUES: 'relay, cctp_fast',
+      ROUTER_DATA_DIR: '/tmp/x',
+    });
     expect(c.portA).toBe(9090);
-    expect(c.sim).toEqual({ seed: 42, latencyScale: 0, failures: false });
+    expect(c.sim).toEqual({ seed: 42, latencyScale: 0, failures: false, silent: ['relay', 'cctp_fast'] });
     expect(c.dataDir).toBe('/tmp/x');
   });
 });
@@ -29,6 +32,7 @@ describe('Config: a present but invalid value stops the start with a message nam
     ['ROUTER_SIM_LATENCY_SCALE', 'fast'],
     ['ROUTER_SIM_SEED', '1.5'],
     ['ROUTER_SIM_FAILURES', 'maybe'],
+    ['ROUTER_SIM_SILENT_VENUES', 'relay,uniswap'],
     ['ROUTER_LOG_LEVEL', 'loud'],
     ['ROUTER_DATA_DIR', '   '],
     ['ROUTER_MULTIHOP_PATH_LIMIT', '0'],

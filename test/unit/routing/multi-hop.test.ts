@@ -183,6 +183,22 @@ describe('attempts: every venue quote requested while walking the paths, round b
     expect(checkResultInvariants(res, req)).toEqual([]);
   });
 
+  it('the deadline runs from the quote\'s start: a second hop that hangs is cut when the quote\'s deadline passes, not one deadline after it was asked', async () => {
+    const { router } = setup([
+      { id: 'kyberswap', routes: [[A, M1]], latencyMs: 40 },
+      { id: 'mayan', routes: [[M1, B]], script: { kind: 'hang' } },
+    ], { deadlines: { fast: 60, optimal: 600 } });
+    const t0 = performance.now();
+    const res = await router.route(request(A, B, AMOUNT, { mode: 'fast' }));
+    const took = performance.now() - t0;
+    expect(took).toBeGreaterThanOrEqual(55);
+    expect(took).toBeLessThan(60 + 35);
+    const hung = res.audit.multiHop.attempts.find((a) => a.venue === 'mayan')!;
+    expect(hung).toMatchObject({ round: 1, status: 'timed_out' });
+    expect(hung.elapsedMs).toBeLessThan(60 - 30);
+    expect(res.best).toBeNull();
+  });
+
   it('a hop whose amount does not cover its cost is failed without asking the venue', async () => {
     const { market, router } = setup([
       { id: 'kyberswap', routes: [[A, M1]], script: { kind: 'fixed', amountOut: 5n } },

@@ -101,3 +101,31 @@ describe('a venue refuses what it cannot fill', () => {
     await expect(p).rejects.toThrow(/rounds to zero/);
   });
 });
+
+describe('quoteBound: an upper bound on any quote of the venue, for the router to prune with', () => {
+  it('is at least the output of every venue, pair and size, and at most the reference rate less the fee', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...VENUE_IDS), fc.nat(), fc.bigInt({ min: 1n, max: 10n ** 26n }), (id, pick, amountIn) => {
+        const v = market.venue(id);
+        const [fromId, toId] = market.spec(id).routes[pick % market.spec(id).routes.length]!;
+        const from = assetById(fromId);
+        const to = assetById(toId);
+        const bound = v.quoteBound!(from, to, amountIn);
+        let out: bigint | null = null;
+        try {
+          out = market.preview(id, from, to, amountIn);
+        } catch (err) {
+          expect(err).toBeInstanceOf(VenueFailed);
+        }
+        if (out !== null) expect(out).toBeLessThanOrEqual(bound);
+        const reference = (amountIn * market.usdPrice(from) * 10n ** BigInt(to.decimals)) / (market.usdPrice(to) * 10n ** BigInt(from.decimals));
+        expect(bound).toBeLessThanOrEqual(reference);
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it('is 0 for a pair the venue does not serve', () => {
+    expect(market.venue('unit').quoteBound!(asset('base', 'USDC'), asset('arbitrum', 'USDC'), 1_000_000n)).toBe(0n);
+  });
+});

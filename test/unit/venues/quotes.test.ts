@@ -212,3 +212,19 @@ describe('failures: false never fails nor times out', () => {
     await expect(m.venue('relay').quote({ ...thousandUsd(m, 'relay'), signal: never() })).resolves.toMatchObject({ venue: 'relay' });
   });
 });
+
+describe('silent venues never answer a quote (the knob of the deadline benchmark)', () => {
+  it('a venue listed in `silent` times out every quote even with failures off; the others answer as before', async () => {
+    const m = createSimMarket({ seed: 1, latencyScale: 0, failures: false, silent: ['relay'] });
+    expect(m.behaviour('relay')).toMatchObject({ timeoutRate: 1 });
+    expect(m.behaviour('across')).toMatchObject({ timeoutRate: 0 });
+    const ac = new AbortController();
+    let settled = false;
+    const p = m.venue('relay').quote({ ...thousandUsd(m, 'relay'), signal: ac.signal }).finally(() => (settled = true));
+    await expect(m.venue('across').quote({ ...thousandUsd(m, 'across'), signal: never() })).resolves.toMatchObject({ venue: 'across' });
+    await new Promise((r) => setTimeout(r, 20));
+    expect(settled).toBe(false);
+    ac.abort(new Error('deadline'));
+    await expect(p).rejects.toThrow('deadline');
+  });
+});
