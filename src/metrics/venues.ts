@@ -19,7 +19,10 @@ function instrumentVenue(venue: Venue, metrics: Metrics): Venue {
     timed_out: metrics.venueAnswers.series({ venue: venue.id, outcome: 'timed_out' }),
   } satisfies Record<Outcome, HotSeries>;
   const record = (outcome: Outcome, t0: number) => series[outcome].observe(secondsSince(t0));
+  // The bound prunes the multi-hop search: a wrapper that dropped it would silently make every search unpruned.
+  const quoteBound = venue.quoteBound?.bind(venue);
   return {
+    ...(quoteBound && { quoteBound }),
     id: venue.id,
     routes: () => venue.routes(),
     supports: (from, to) => venue.supports(from, to),

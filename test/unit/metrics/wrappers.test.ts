@@ -107,6 +107,19 @@ describe('instrumentMarket and instrumentRouter: quote latency and venue answers
     expect(market.usdPrice(from)).toBe(sim.usdPrice(from));
   });
 
+  it('an instrumented venue keeps its quote bound, so the multi-hop search still prunes through it', () => {
+    const sim = createSimMarket({ seed: 1, latencyScale: 0, failures: false });
+    const market = instrumentMarket(sim, createMetrics({ role: 'worker', defaultMetrics: false }));
+    const venue = market.venues()[0]!;
+    const original = sim.venue(venue.id);
+    const [fromId, toId] = venue.routes()[0]!;
+    const from = assetById(fromId);
+    const to = assetById(toId);
+    const amount = 10n ** BigInt(from.decimals);
+    expect(original.quoteBound).toBeDefined();
+    expect(venue.quoteBound?.(from, to, amount)).toBe(original.quoteBound?.(from, to, amount));
+  });
+
   it('a routing is timed as quoted, none (nothing quoted) or error', async () => {
     const m = createMetrics({ role: 'worker', defaultMetrics: false });
     const result = (best: RoutingResult['best']): RoutingResult => ({ best, refundCost: 0n, audit: { singleHop: [], multiHop: { paths: 0, complete: true, hops: null, attempts: [], routes: [], setupError: null } },
