@@ -27,9 +27,9 @@ export interface ActorKindSpec<P extends Protocol<P> = any, L extends AnyActorLo
    *  the value taken from the counter `sequence` named for this command; absent when it named none. */
   create(id: string, command: CommandOf<P>, drawn?: number): InputFrom<L> | null;
   /** The durable counter a new actor's input needs a value of (an order's deposit vault index), or null. The runtime
-   *  takes the value in the store write that saves the first snapshot (ActorStore.createNumbered), computes that
-   *  snapshot from the input without running anything, and starts the actor from it once it is stored: nothing of
-   *  the actor runs, and nothing derived from the value is shown, before both are durable. */
+   *  takes the value in the store write that saves the first snapshot (ActorStore.createNumbered), builds the actor
+   *  from the input (its initial snapshot, nothing run), and starts it once that snapshot is stored: nothing of the
+   *  actor runs, and nothing derived from the value is shown, before both are durable. */
   sequence?(command: CommandOf<P>): string | null;
   /** Entries of the store's key map written with a snapshot, in its write (an order's deposit address → order). The
    *  runtime writes them with the first snapshot that has them and again only when they change. */

@@ -1,6 +1,6 @@
 // The actor host: activates actors from snapshots, one mailbox per actor, persists every new snapshot with a
 // version check before it answers, wakes actors when their durable timers fall due, passivates idle ones.
-import { createActor, getInitialSnapshot, waitFor, type AnyActorRef, type AnyMachineSnapshot } from 'xstate';
+import { createActor, waitFor, type AnyActorRef, type AnyMachineSnapshot } from 'xstate';
 import type { ActorRef, Envelope, Reply } from '../src/bus/types.js';
 import type { Clock } from '../src/clock.js';
 import { RouterError, SnapshotConflict, toErrorData, Unavailable, UnknownCommand } from '../src/errors.js';
@@ -198,28 +198,29 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
   }
 
   /**
-   * Creates an actor whose input needs a value of a durable counter: its first snapshot is computed from the input
-   * without running anything, stored in the same store write that takes the value (with the kind's keys), and only then
-   * is the actor started from it, as a restored one is. A crash before the write leaves nothing; after it, the actor.
+   * Creates an actor whose input needs a value of a durable counter: the actor is built from its input (XState computes
+   * the initial snapshot then and runs nothing until start), that snapshot is stored in the same store write that takes
+   * the value (with the kind's keys), and only then is the actor started, as a restored one is. A crash before the
+   * write leaves nothing; after it, the actor.
    */
   async function createNumbered(ref: ActorRef, spec: AnyActorKindSpec, command: Envelope['message'], sequence: string): Promise<Active> {
     const shard = shardOf(ref.id, shards);
     const epoch = epochOf(shard);
     if (epoch === null) throw new Unavailable(`Shard ${shard} is not held by this worker.`);
     const now = clock.now();
-    let first: { persisted: unknown; history: Transition[] } | null = null;
+    let built: { actor: AnyActorRef; history: Transition[] } | null = null;
     const build = (value: number): SaveActor => {
       const input: unknown = spec.create(ref.id, command, value);
       if (input === null) throw new RouterError(`Actor kind ${ref.kind} named a counter for a command it does not create with.`);
-      const snapshot = getInitialSnapshot(spec.logic, input as never);
-      const persisted: unknown = spec.logic.getPersistedSnapshot(snapshot);
+      const actor = createActor(spec.logic, { input: input as never });
+      const snapshot = actor.getSnapshot();
       const status = spec.status(snapshot);
       const history = [{ status, at: now }];
-      first = { persisted, history };
+      built = { actor, history };
       return {
         kind: ref.kind,
         id: ref.id,
-        snapshot: persisted,
+        snapshot: actor.getPersistedSnapshot(),
         expectedVersion: 0,
         epoch,
         wakeAt: spec.wakeUp(snapshot)?.at ?? null,
@@ -238,10 +239,9 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       if (err instanceof SnapshotConflict) throw new Unavailable('The actor is moving; try again.');
       throw err;
     }
-    const made = first as { persisted: unknown; history: Transition[] } | null;
+    const made = built as { actor: AnyActorRef; history: Transition[] } | null;
     if (!made) throw new RouterError(`The store created actor ${key(ref)} without building its snapshot.`);
-    const actor = createActor(spec.logic, { snapshot: made.persisted as never, input: undefined });
-    return host(ref, spec, actor, { version: 1, history: made.history });
+    return host(ref, spec, made.actor, { version: 1, history: made.history });
   }
 
   async function activate(ref: ActorRef, spec: AnyActorKindSpec, command: Envelope['message'] | null): Promise<Active | null> {
