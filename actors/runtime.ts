@@ -1,5 +1,7 @@
 // The actor host: activates actors from snapshots, one mailbox per actor, persists every new snapshot with a
-// version check before it answers, wakes actors when their durable timers fall due, passivates idle ones.
+// version check before it answers (except those its kind calls transient), creates an actor whose input needs a
+// durable counter in one store write with its first snapshot, wakes actors when their durable timers fall due,
+// passivates idle ones.
 import { createActor, waitFor, type AnyActorRef, type AnyMachineSnapshot } from 'xstate';
 import type { ActorRef, Envelope, Reply } from '../src/bus/types.js';
 import type { Clock } from '../src/clock.js';
