@@ -10,7 +10,7 @@ import { CHAIN_NAMES } from '../src/assets/types.js';
 import type { Deposit, DepositWatcher } from '../src/chains/types.js';
 import type { Logger } from '../src/log.js';
 import type { OrderDeposit, OrderDepositVanished } from '../src/protocol/index.js';
-import type { ActorStore } from '../src/store/types.js';
+import type { ActorStore, KeyEntry } from '../src/store/types.js';
 
 const ADDRESSES = 'deposit-address';
 const CURSORS = 'deposit-cursor';
@@ -36,6 +36,11 @@ export interface DepositFeed {
 }
 
 const addressKey = (chain: ChainName, address: string) => `${chain}:${address.toLowerCase()}`;
+
+/** The entry `register` writes, for a store write that saves it with the order's snapshot (same transaction). */
+export function depositAddressEntry(chain: ChainName, address: string, orderId: string, asset: AssetId): KeyEntry {
+  return { space: ADDRESSES, key: addressKey(chain, address), value: JSON.stringify({ orderId, asset }) };
+}
 
 export function createDepositFeed(deps: DepositFeedDeps): DepositFeed {
   const { chains, store, logger } = deps;
@@ -117,7 +122,8 @@ export function createDepositFeed(deps: DepositFeedDeps): DepositFeed {
 
   const feed: DepositFeed = {
     async register(chain, address, orderId, asset) {
-      await store.putKey(ADDRESSES, addressKey(chain, address), JSON.stringify({ orderId, asset }));
+      const e = depositAddressEntry(chain, address, orderId, asset);
+      await store.putKey(e.space, e.key, e.value);
     },
     poll() {
       running ??= pollOnce().finally(() => {

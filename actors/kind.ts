@@ -4,7 +4,7 @@
 import type { AnyActorLogic, EventObject, InputFrom, SnapshotFrom } from 'xstate';
 import type { ActorKind, Failure, Reply } from '../src/bus/types.js';
 import type { CommandOf, Protocol, ReplyOf, TimerDue } from '../src/protocol/index.js';
-import type { OrderIndex } from '../src/store/types.js';
+import type { KeyEntry, OrderIndex } from '../src/store/types.js';
 
 export interface WakeUp {
   at: number;
@@ -23,8 +23,21 @@ export type Replies<P extends Protocol<P>, S> = {
 export interface ActorKindSpec<P extends Protocol<P> = any, L extends AnyActorLogic = AnyActorLogic> {
   kind: ActorKind;
   logic: L;
-  /** Input for a new actor when `command` may create one; null when the command needs an existing actor. */
-  create(id: string, command: CommandOf<P>): InputFrom<L> | null;
+  /** Input for a new actor when `command` may create one; null when the command needs an existing actor. `drawn` is
+   *  the value taken from the counter `sequence` named for this command; absent when it named none. */
+  create(id: string, command: CommandOf<P>, drawn?: number): InputFrom<L> | null;
+  /** The durable counter a new actor's input needs a value of (an order's deposit vault index), or null. The runtime
+   *  takes the value in the store write that saves the first snapshot (ActorStore.createNumbered), builds the actor
+   *  from the input (its initial snapshot, nothing run), and starts it once that snapshot is stored: nothing of the
+   *  actor runs, and nothing derived from the value is shown, before both are durable. */
+  sequence?(command: CommandOf<P>): string | null;
+  /** Entries of the store's key map written with a snapshot, in its write (an order's deposit address → order). The
+   *  runtime writes them with the first snapshot that has them and again only when they change. */
+  keys?(snapshot: SnapshotFrom<L>): KeyEntry[];
+  /** True for a snapshot that need not be durable: the runtime does not write it. Only for states nothing a client saw
+   *  depends on (a quote while pricing: a crash then loses a quote nobody was given); the next snapshot that is not
+   *  transient is written as usual, before its answer. */
+  transient?(snapshot: SnapshotFrom<L>): boolean;
   /** The event a command becomes for an existing actor, or null when the command only reads. Not typed by the
    *  machine's events: a command may exist before its machine handles it (XState ignores an event it does not take). */
   toEvent(command: CommandOf<P>, now: number): EventObject | null;

@@ -1,5 +1,7 @@
 // The actor host: activates actors from snapshots, one mailbox per actor, persists every new snapshot with a
-// version check before it answers, wakes actors when their durable timers fall due, passivates idle ones.
+// version check before it answers (except those its kind calls transient), creates an actor whose input needs a
+// durable counter in one store write with its first snapshot, wakes actors when their durable timers fall due,
+// passivates idle ones.
 import { createActor, waitFor, type AnyActorRef, type AnyMachineSnapshot } from 'xstate';
 import type { ActorRef, Envelope, Reply } from '../src/bus/types.js';
 import type { Clock } from '../src/clock.js';
@@ -7,7 +9,7 @@ import { RouterError, SnapshotConflict, toErrorData, Unavailable, UnknownCommand
 import type { Logger } from '../src/log.js';
 import { shardOf } from '../src/bus/shard.js';
 import { TIMER_DUE, type TimerDue } from '../src/protocol/index.js';
-import { HISTORY_LIMIT, type ActorStore, type Transition } from '../src/store/types.js';
+import { HISTORY_LIMIT, type ActorStore, type KeyEntry, type SaveActor, type Transition } from '../src/store/types.js';
 import type { AnyActorKindSpec } from './kind.js';
 
 export interface RuntimeDeps {
@@ -50,6 +52,8 @@ interface Active {
   /** Serialises snapshot writes; resolves when the latest snapshot seen is stored. */
   persisting: Promise<void>;
   lastPersisted: unknown;
+  /** The kind's key-map entries as last written with a snapshot (their JSON; '' for none): written again on change. */
+  keysWritten: string;
   failed: Error | null;
   /** Left memory: nothing of this copy is written any more (a stopped actor's snapshot would restore as dead). */
   evicted: boolean;
@@ -73,6 +77,7 @@ export interface Runtime {
 }
 
 const key = (ref: ActorRef) => `${ref.kind}:${ref.id}`;
+const keysSignature = (keys: readonly KeyEntry[]) => (keys.length === 0 ? '' : JSON.stringify(keys));
 
 export function createRuntime(deps: RuntimeDeps): Runtime {
   const { store, clock, logger } = deps;
@@ -82,6 +87,8 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
   const settleTimeoutMs = deps.settleTimeoutMs ?? 60_000;
   const kinds = new Map(deps.kinds.map((k) => [k.kind, k]));
   const active = new Map<string, Active>();
+  /** Creations whose first snapshot is being written: a message for the same actor waits for it. */
+  const creating = new Map<string, Promise<unknown>>();
   let draining = false;
   let inFlight = 0;
   let poll: NodeJS.Timeout | null = null;
@@ -92,7 +99,11 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       // The live snapshot object changes identity on every transition; the same object is already stored.
       const current = a.actor.getSnapshot();
       if (current === a.lastPersisted) return;
+      // A transient snapshot (a quote while pricing) is not written; the next one that is not transient is.
+      if (a.spec.transient?.(current)) return;
       const persisted = a.actor.getPersistedSnapshot();
+      const keys = a.spec.keys?.(current) ?? [];
+      const keysNow = keysSignature(keys);
       const wake = a.spec.wakeUp(current);
       const status = a.spec.status(current);
       const now = clock.now();
@@ -112,9 +123,11 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
           status,
           history,
           index: a.spec.index?.(current) ?? null,
+          ...(keysNow !== a.keysWritten ? { keys } : {}),
         });
         a.history = history;
         a.lastPersisted = current;
+        a.keysWritten = keysNow;
       } catch (err) {
         // Fencing: another writer advanced this actor; this copy must stop so two owners never both advance it.
         a.failed = err instanceof Error ? err : new Error(String(err));
@@ -156,16 +169,9 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     a.idleTimer.unref();
   }
 
-  async function activate(ref: ActorRef, spec: AnyActorKindSpec, createInput: unknown | null): Promise<Active | null> {
-    const existing = active.get(key(ref));
-    if (existing) return existing;
-    const stored = await store.load(ref.kind, ref.id);
-    if (!stored && createInput === null) return null;
-    const again = active.get(key(ref));
-    if (again) return again; // activated by a concurrent message while we were loading
-    const actor = stored
-      ? createActor(spec.logic, { snapshot: stored.snapshot as never, input: undefined })
-      : createActor(spec.logic, { input: createInput as never });
+  /** Hosts an actor in memory: subscribes its snapshot writes, then starts it. `stored` says its current snapshot is
+   *  already in the store (restored or just created), so starting it writes nothing unless start() changes it. */
+  function host(ref: ActorRef, spec: AnyActorKindSpec, actor: AnyActorRef, stored: { version: number; history: Transition[] } | null): Active {
     const a: Active = {
       ref,
       shard: shardOf(ref.id, shards),
@@ -176,6 +182,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       mailbox: Promise.resolve(),
       persisting: Promise.resolve(),
       lastPersisted: null,
+      keysWritten: '',
       failed: null,
       evicted: false,
       idleTimer: null,
@@ -187,17 +194,97 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     });
     a.unsubscribe = () => sub.unsubscribe();
     active.set(key(ref), a);
-    // A restored actor's snapshot is already stored: a reactivation that changes nothing writes nothing. Anything
-    // start() changes (an effect restarting into a new state) is a new snapshot object and is written as usual.
-    if (stored) a.lastPersisted = actor.getSnapshot();
+    // A stored snapshot (with its keys) is already written: a reactivation that changes nothing writes nothing.
+    // Anything start() changes (an effect restarting into a new state) is a new snapshot object, written as usual.
+    if (stored) {
+      a.lastPersisted = actor.getSnapshot();
+      a.keysWritten = keysSignature(spec.keys?.(a.lastPersisted as never) ?? []);
+    }
     actor.start();
-    if (!stored) await persist(a);
+    return a;
+  }
+
+  /**
+   * Creates an actor whose input needs a value of a durable counter: the actor is built from its input (XState computes
+   * the initial snapshot then and runs nothing until start), that snapshot is stored in the same store write that takes
+   * the value (with the kind's keys), and only then is the actor started, as a restored one is. A crash before the
+   * write leaves nothing; after it, the actor.
+   */
+  async function createNumbered(ref: ActorRef, spec: AnyActorKindSpec, command: Envelope['message'], sequence: string): Promise<Active> {
+    const shard = shardOf(ref.id, shards);
+    const epoch = epochOf(shard);
+    if (epoch === null) throw new Unavailable(`Shard ${shard} is not held by this worker.`);
+    const now = clock.now();
+    let built: { actor: AnyActorRef; history: Transition[] } | null = null;
+    const build = (value: number): SaveActor => {
+      const input: unknown = spec.create(ref.id, command, value);
+      if (input === null) throw new RouterError(`Actor kind ${ref.kind} named a counter for a command it does not create with.`);
+      const actor = createActor(spec.logic, { input: input as never });
+      const snapshot = actor.getSnapshot();
+      const status = spec.status(snapshot);
+      const history = [{ status, at: now }];
+      built = { actor, history };
+      return {
+        kind: ref.kind,
+        id: ref.id,
+        snapshot: actor.getPersistedSnapshot(),
+        expectedVersion: 0,
+        epoch,
+        wakeAt: spec.wakeUp(snapshot)?.at ?? null,
+        updatedAt: now,
+        shard,
+        status,
+        history,
+        index: spec.index?.(snapshot) ?? null,
+        keys: spec.keys?.(snapshot) ?? [],
+      };
+    };
+    try {
+      await store.createNumbered(sequence, build);
+    } catch (err) {
+      // Created meanwhile by another process (or fenced off): the caller tries again and finds it stored.
+      if (err instanceof SnapshotConflict) throw new Unavailable('The actor is moving; try again.');
+      throw err;
+    }
+    const made = built as { actor: AnyActorRef; history: Transition[] } | null;
+    if (!made) throw new RouterError(`The store created actor ${key(ref)} without building its snapshot.`);
+    return host(ref, spec, made.actor, { version: 1, history: made.history });
+  }
+
+  async function activate(ref: ActorRef, spec: AnyActorKindSpec, command: Envelope['message'] | null): Promise<Active | null> {
+    const pending = creating.get(key(ref));
+    if (pending) await pending.catch(() => undefined);
+    const existing = active.get(key(ref));
+    if (existing) return existing;
+    const stored = await store.load(ref.kind, ref.id);
+    if (!stored && command === null) return null;
+    const again = active.get(key(ref));
+    if (again) return again; // activated by a concurrent message while we were loading
+    if (stored) {
+      const actor = createActor(spec.logic, { snapshot: stored.snapshot as never, input: undefined });
+      return host(ref, spec, actor, stored);
+    }
+    const sequence = spec.sequence?.(command!) ?? null;
+    if (sequence !== null) {
+      if (creating.has(key(ref))) return activate(ref, spec, command); // a concurrent message is creating it
+      const made = createNumbered(ref, spec, command!, sequence);
+      creating.set(key(ref), made);
+      try {
+        return await made;
+      } finally {
+        creating.delete(key(ref));
+      }
+    }
+    const input: unknown = spec.create(ref.id, command!);
+    if (input === null) return null;
+    const a = host(ref, spec, createActor(spec.logic, { input: input as never }), null);
+    await persist(a);
     return a;
   }
 
   async function process(envelope: Envelope, spec: AnyActorKindSpec, log: Logger): Promise<Reply> {
     const { ref, message } = envelope;
-    const a = await activate(ref, spec, stored(envelope) ? null : spec.create(ref.id, message));
+    const a = await activate(ref, spec, stored(envelope) ? null : message);
     if (!a) return spec.notFound(ref.id, message);
     const run = a.mailbox.then(async (): Promise<Reply> => {
       if (a.failed) throw new Unavailable('The actor is moving; try again.');

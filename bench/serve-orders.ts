@@ -1,11 +1,13 @@
 // Child process of the order benchmark. `service`: the embedded service on a free loopback port; prints
-// {"port", "dataDir"} when ready. `memory` (run with --expose-gc): open orders held in memory, then passivated.
+// {"port", "dataDir"} when ready, then answers each line on stdin with the store's write counts (commits, writes).
+// `memory` (run with --expose-gc): open orders held in memory, then passivated.
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createDepositFeed, createRuntime, orderKind, quoteKind } from '../actors/index.js';
+import { createDepositFeed, createRuntime, depositAddressEntry, orderKind, quoteKind } from '../actors/index.js';
 import { toQuoteRequest } from '../http/family-a/index.js';
 import { assetById, validateAddress } from '../src/assets/index.js';
 import { createInProcessBus } from '../src/bus/index.js';
@@ -29,6 +31,11 @@ async function serveService(): Promise<void> {
     const addr = server.address();
     process.stdout.write(JSON.stringify({ port: typeof addr === 'object' && addr ? addr.port : 0, dataDir }) + '\n');
   });
+  // The bench's phases leave its connections idle for longer than Node's 5 s keep-alive: a socket the server closes
+  // just as the client reuses it fails a request ("other side closed") on a slow, shared machine.
+  server.keepAliveTimeout = 120_000;
+  // The bench asks between phases how many transactions the store committed (SQLite's own count of its COMMITs).
+  createInterface({ input: process.stdin }).on('line', () => process.stdout.write(JSON.stringify(service.store.stats()) + '\n'));
   process.on('SIGTERM', () => process.exit(0));
 }
 
@@ -53,7 +60,10 @@ async function composeWithIdle(dataDir: string, idleMs: number) {
     store, clock, logger, idleMs,
     kinds: [
       quoteKind({ router, prices: market, clock }),
-      orderKind({ clock, vaults, chains, market, router, policy: { ...config.orders, maxAmountIn: null }, onVault: deposits.register }),
+      orderKind({
+        clock, vaults, chains, market, router, policy: { ...config.orders, maxAmountIn: null }, onVault: deposits.register,
+        vaultAt: vaults, vaultKeys: (v, orderId, asset) => [depositAddressEntry(v.chain, v.address, orderId, asset)],
+      }),
     ],
   });
   await bus.serve(runtime.handle);

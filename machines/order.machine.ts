@@ -44,6 +44,9 @@ export interface OrderInput {
   policy: OrderPolicy;
   /** What the client agreed beyond the quote: the slippage guard, a durable cancel, how a cancel is authorised. */
   terms: OrderTerms;
+  /** The deposit vault when the host drew it before creating the order (stored with the first snapshot); absent, the
+   *  order issues it in `opening`. */
+  vault?: OrderVault;
 }
 
 /** Operator-set limits, copied in at creation so a snapshot replays the same decisions. */
@@ -70,7 +73,7 @@ export interface UnwindState {
   step: number;
 }
 
-export interface OrderContext extends OrderInput {
+export interface OrderContext extends Omit<OrderInput, 'vault'> {
   depositDeadline: number;
   vault: OrderVault | null;
   /** The refund address the client gave (`refundAddress` shows the one in use, spec 2.5). */
@@ -445,7 +448,7 @@ export const orderMachine = setup({
   context: ({ input }) => ({
     ...input,
     depositDeadline: input.createdAt + DEPOSIT_WINDOW_MS,
-    vault: null,
+    vault: input.vault ?? null,
     givenRefundAddress: input.refundAddress,
     deposits: [],
     phase: 'open',
@@ -481,9 +484,11 @@ export const orderMachine = setup({
         ],
       },
       states: {
-        /** Issuing the deposit address; the creation reply waits for it. */
+        /** Issuing the deposit address; the creation reply waits for it. An order created with its vault passes
+         *  straight through, so its first snapshot already awaits the deposit. */
         opening: {
           tags: ['awaiting_deposit', EFFECT],
+          always: { guard: ({ context }) => context.vault !== null, target: 'awaiting_deposit' },
           invoke: {
             src: ORDER_EFFECTS.issueVault,
             input: ({ context }) => ({ orderId: context.id, chain: context.sourceChain, asset: context.route.from }),

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type Koa from 'koa';
-import { createDepositFeed, createRuntime, orderKind, quoteKind, type AnyActorKindSpec, type DepositFeed, type Runtime } from '../actors/index.js';
+import { createDepositFeed, createRuntime, depositAddressEntry, orderKind, quoteKind, type AnyActorKindSpec, type DepositFeed, type Runtime } from '../actors/index.js';
 import { createApp, createAppB, createAppC, createDevApp, loadOrCreateGatewaySecret } from '../http/index.js';
 import type { Chains, SimChains } from './chains/types.js';
 import { createInProcessBus } from './bus/index.js';
@@ -14,13 +14,14 @@ import type { Config } from './config.js';
 import type { Logger } from './log.js';
 import type { OrderDeposit, OrderDepositVanished } from './protocol/index.js';
 import { createRouter } from './routing/index.js';
-import { openSqliteStore } from './store/index.js';
-import type { ActorStore } from './store/types.js';
+import type { AssetId, ChainName } from './assets/types.js';
+import { openSqliteStore, type SqliteStore } from './store/index.js';
+import type { ActorStore, KeyEntry } from './store/types.js';
 import { createSimMarket, type SimMarket } from './venues/index.js';
 import { openSimChains } from './chains/index.js';
 import { openHybridChains } from './chains/hybrid-chains.js';
 import { ConfigError } from './errors.js';
-import { createVaultDirectory, createVaults, loadOrCreateSeed, recordingVaults } from './vaults/index.js';
+import { createVaultDirectory, createVaults, directoryEntry, loadOrCreateSeed, recordingVaults, schemeOf, type VaultDirectory } from './vaults/index.js';
 import { createMetrics, instrumentApp, instrumentBus, instrumentMarket, instrumentRouter, instrumentStore, observeOrdersOf, type Metrics } from './metrics/index.js';
 
 export interface EmbeddedService {
@@ -35,7 +36,7 @@ export interface EmbeddedService {
   deposits: DepositFeed;
   bus: Bus;
   runtime: Runtime;
-  store: ActorStore;
+  store: SqliteStore;
   clock: ManualClock;
   /** This process's Prometheus registry, served as GET /metrics on the dev listener. */
   metrics: Metrics;
@@ -64,15 +65,18 @@ export async function composeActorHost(
   // processes of one host share one simulated world.
   const sim = openSimChains({ file: join(config.dataDir, 'router.sqlite'), clock });
   const seed = await loadOrCreateSeed({ configured: config.vaultSeed, dataDir: config.dataDir, logger, allowGenerate: deps.generateSeed });
-  let vaults = createVaults({ seed, sequences: store });
+  const drawn = createVaults({ seed, sequences: store });
+  let vaults = drawn;
+  let directory: VaultDirectory | null = null;
   let chains: SimChains = sim;
   const { rpc, treasuryKey, gasKey } = config.evm;
   if (Object.keys(rpc).length > 0) {
     // Real EVM chains: the simulated ledger stays the books, and sends from deposit addresses need their keys, found
     // from the address through the directory the vaults write before an address is shown.
     if (!treasuryKey || !gasKey) throw new ConfigError('ROUTER_EVM_RPC_* needs ROUTER_EVM_TREASURY_KEY and ROUTER_EVM_GAS_KEY.');
-    const directory = createVaultDirectory({ seed, store });
-    vaults = recordingVaults(vaults, directory);
+    const dir = createVaultDirectory({ seed, store });
+    directory = dir;
+    vaults = recordingVaults(vaults, dir);
     chains = openHybridChains({
       sim,
       rpc,
@@ -80,8 +84,8 @@ export async function composeActorHost(
       treasuryKey: treasuryKey.reveal(),
       gasKey: gasKey.reveal(),
       depositAddresses: {
-        has: async (address) => (await directory.indexOf('bip44-evm', address)) !== null,
-        keyOf: (address) => directory.evmKeyOf(address),
+        has: async (address) => (await dir.indexOf('bip44-evm', address)) !== null,
+        keyOf: (address) => dir.evmKeyOf(address),
       },
       requiredConfirmations: config.evm.confirmations,
       logger,
@@ -96,9 +100,17 @@ export async function composeActorHost(
   });
   const router = metrics ? instrumentRouter(routed, metrics) : routed;
   const deposits = createDepositFeed({ chains, store, logger, tell: deps.tell });
+  // An order's deposit address is shown only once these entries are stored: they are written with its first snapshot.
+  const vaultKeys = (v: { chain: ChainName; index: number; address: string }, orderId: string, asset: AssetId): KeyEntry[] => [
+    depositAddressEntry(v.chain, v.address, orderId, asset),
+    ...(directory ? [directoryEntry({ scheme: schemeOf(v.chain), index: v.index, address: v.address })] : []),
+  ];
   const kinds = [
     quoteKind({ router, prices: market, clock }),
-    orderKind({ clock, vaults, chains, market, router, policy: { ...config.orders, maxAmountIn: null }, onVault: deposits.register }),
+    orderKind({
+      clock, vaults, chains, market, router, policy: { ...config.orders, maxAmountIn: null }, onVault: deposits.register,
+      vaultAt: drawn, vaultKeys,
+    }),
   ];
   return { chains, deposits, kinds, market };
 }

@@ -2,13 +2,15 @@
 // awaits its deposit; `order.get` reads it; `order.unwind` cancels or unwinds it; `deposit` and `deposit.vanished`
 // (a reorg removed a deposit) events come from the deposit watcher. The effects (order-effects.ts) move money on the
 // chains port and through venues, each keyed.
-import { nextRefund, orderMachine, orderStatus, orderWakeUp, type OrderMachine, type OrderPolicy, type OrderSnapshot } from '../../machines/order.machine.js';
+import { nextRefund, orderMachine, orderStatus, orderWakeUp, type OrderMachine, type OrderPolicy, type OrderSnapshot, type OrderVault } from '../../machines/order.machine.js';
 import { assetById } from '../../src/assets/index.js';
-import type { ChainName } from '../../src/assets/types.js';
+import type { AssetId, ChainName } from '../../src/assets/types.js';
 import { OrderNotCancellable, OrderNotFound, Unauthorized, toErrorData } from '../../src/errors.js';
 import { holdings } from '../../src/orders/money.js';
 import { ORDER_TERMS_A, type OrderView } from '../../src/orders/types.js';
 import type { OrderProtocol } from '../../src/protocol/index.js';
+import type { KeyEntry } from '../../src/store/types.js';
+import type { Vaults } from '../../src/vaults/index.js';
 import type { ActorKindSpec } from '../kind.js';
 import { orderEffects, type OrderEffectDeps } from './order-effects.js';
 import { orderIndex } from './order-summary.js';
@@ -17,6 +19,13 @@ export { FEES_ACCOUNT } from '../../src/orders/money.js';
 
 export interface OrderKindDeps extends OrderEffectDeps {
   policy: OrderPolicy;
+  /** Draws the deposit vault at creation: with it, an order's first snapshot already holds its vault and is stored in
+   *  the same store write that takes the vault's index and writes the address's keys (one durable write for the
+   *  whole creation). Without it (test hosts), the order issues its vault in `opening` through `vaults.issue`. */
+  vaultAt?: Pick<Vaults, 'sequenceOf' | 'at'>;
+  /** The key-map entries stored with the snapshot that first shows a vault: the deposit feed's address → order, and
+   *  the vault directory's address → index where there is one. */
+  vaultKeys?: (vault: OrderVault, orderId: string, asset: AssetId) => KeyEntry[];
 }
 
 export function orderView(s: OrderSnapshot): OrderView {
@@ -74,10 +83,13 @@ export function orderKind(deps: OrderKindDeps): ActorKindSpec<OrderProtocol, Ord
   return {
     kind: 'order',
     logic,
-    create(id, command) {
+    sequence: (command) => (command.type === 'order.create' && deps.vaultAt ? deps.vaultAt.sequenceOf(chainOf(command.quote.request.from)) : null),
+    create(id, command, drawn) {
       if (command.type !== 'order.create') return null;
       const { quote } = command;
+      const vault = drawn === undefined || !deps.vaultAt ? null : deps.vaultAt.at(chainOf(quote.request.from), drawn);
       return {
+        ...(vault ? { vault: { vaultId: vault.vaultId, chain: vault.chain, index: vault.index, address: vault.address } } : {}),
         id,
         quoteId: quote.id,
         format: quote.request.format,
@@ -128,6 +140,7 @@ export function orderKind(deps: OrderKindDeps): ActorKindSpec<OrderProtocol, Ord
         return { ok: true, value: orderView(s) };
       },
     },
+    keys: (s) => (s.context.vault && deps.vaultKeys ? deps.vaultKeys(s.context.vault, s.context.id, s.context.route.from) : []),
     wakeUp: (s) => orderWakeUp(s),
     status: (s) => orderStatus(s),
     index: (s) => orderIndex(s, orderView(s)),

@@ -60,6 +60,7 @@ export function quoteKind(deps: QuoteKindDeps): ActorKindSpec<QuoteProtocol, typ
     },
     notFound: (id) => notFound(id),
     settled: (s) => !s.matches('pricing'),
+    transient: (s) => s.matches('pricing'), // a crash while pricing loses a quote nobody was given
     replies: {
       'quote.request': (s) => {
         const ctx = s.context;

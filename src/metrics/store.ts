@@ -4,9 +4,10 @@ import { SnapshotConflict } from '../errors.js';
 import type { ActorStore } from '../store/types.js';
 import { secondsSince, type Metrics } from './registry.js';
 
-type WriteOp = 'save' | 'next_sequence' | 'put_key';
+type WriteOp = 'save' | 'create_numbered' | 'next_sequence' | 'put_key';
 
-export function instrumentStore(store: ActorStore, metrics: Metrics): ActorStore {
+/** The adapter's own type comes back (an embedded SQLite store keeps its `stats()`). */
+export function instrumentStore<S extends ActorStore>(store: S, metrics: Metrics): S {
   async function timed<T>(op: WriteOp, write: () => Promise<T>): Promise<T> {
     const t0 = performance.now();
     try {
@@ -24,6 +25,7 @@ export function instrumentStore(store: ActorStore, metrics: Metrics): ActorStore
   return {
     ...store,
     save: (actor) => timed('save', () => store.save(actor)),
+    createNumbered: (sequence, build) => timed('create_numbered', () => store.createNumbered(sequence, build)),
     nextSequence: (name) => timed('next_sequence', () => store.nextSequence(name)),
     putKey: (space, key, value) => timed('put_key', () => store.putKey(space, key, value)),
   };

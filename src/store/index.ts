@@ -2,6 +2,7 @@
 export type {
   ActorStore,
   ActorSummary,
+  KeyEntry,
   OrderIndex,
   OrderListRow,
   OrderQuery,
@@ -11,6 +12,6 @@ export type {
 } from './types.js';
 export { HISTORY_LIMIT } from './types.js';
 export { encodeJson, decodeJson, roundTrip } from './codec.js';
-export { openSqliteStore } from './sqlite-store.js';
+export { openSqliteStore, type SqliteStore, type SqliteWriteStats } from './sqlite-store.js';
 export { openMongoStore } from './mongo-store.js';
 export { StoreOutcomeUnknown } from '../errors.js';

@@ -40,7 +40,7 @@ import {
 } from './mongo-queries.js';
 import { mongoDatabaseOf, mongoDatabaseProblem } from './mongo-url.js';
 import { checkLimit } from './paging.js';
-import type { ActorStore, SaveActor } from './types.js';
+import type { ActorStore, KeyEntry, SaveActor } from './types.js';
 
 const DUPLICATE_KEY = 11000;
 const NAMESPACE_NOT_FOUND = 26;
@@ -131,6 +131,54 @@ export async function saveActor(actors: ActorWrites, a: SaveActor): Promise<numb
   return a.expectedVersion + 1;
 }
 
+/** What a save with side keys needs: the client's sessions and the two collections. */
+interface SaveWithKeysDeps {
+  client: MongoClient;
+  actors: Collection<ActorDoc>;
+  keyed: Collection<KeyedDoc>;
+}
+
+/** Refusal found inside a transaction; the reason is read after it aborted (its session can read nothing more). */
+class RefusedInTransaction extends Error {}
+
+/**
+ * A save whose keys must be stored with it (an order's deposit address → order): the snapshot's insert or
+ * compare-and-set and the keys' upserts in one transaction, so a refused save leaves no key behind and no key names a
+ * snapshot that is not stored. The driver retries the transaction on a transient error; the writes are idempotent.
+ */
+export async function saveWithKeys(deps: SaveWithKeysDeps, a: SaveActor, keys: readonly KeyEntry[]): Promise<number> {
+  const { client, actors, keyed } = deps;
+  const what = `Saving actor ${a.kind}/${a.id} at version ${a.expectedVersion + 1} with ${keys.length} key(s)`;
+  const session = client.startSession();
+  try {
+    await writing(what, () =>
+      session.withTransaction(async () => {
+        if (a.expectedVersion === 0) {
+          try {
+            await actors.insertOne(newActorDoc(a), { session });
+          } catch (err) {
+            if (isDuplicateKey(err)) throw new RefusedInTransaction('the creation');
+            throw err;
+          }
+        } else {
+          const res = await actors.updateOne(saveFilter(a), saveUpdate(a), { session });
+          if (res.matchedCount === 0) throw new RefusedInTransaction('the save');
+        }
+        await keyed.bulkWrite(
+          keys.map((k) => ({ updateOne: { filter: { _id: { space: k.space, key: k.key } }, update: { $set: { value: k.value } }, upsert: true } })),
+          { session, ordered: true },
+        );
+      }),
+    );
+  } catch (err) {
+    if (err instanceof RefusedInTransaction) throw await conflict(actors, a, err.message);
+    throw err;
+  } finally {
+    await session.endSession();
+  }
+  return a.expectedVersion + 1;
+}
+
 export interface MongoStoreOptions {
   /** The database; default the one MONGODB_URL names (a URL naming none is refused). */
   dbName?: string;
@@ -199,14 +247,36 @@ export async function openMongoStore(url: string, opts: MongoStoreOptions = {}):
     throw err;
   }
 
+  async function takeNext(name: string): Promise<number> {
+    // Atomic on the server; the first call creates {next: 1} and hands out 0.
+    // An unknown outcome may have consumed a value: skipping one is fine, handing one out twice is not.
+    const doc = await writing(`Taking the next value of sequence ${name}`, () =>
+      upsertRetrying(() =>
+        sequences.findOneAndUpdate({ _id: name }, { $inc: { next: 1 } }, { upsert: true, returnDocument: 'after' }),
+      ),
+    );
+    if (!doc) throw new Error(`Sequence ${name} returned no document after an upsert.`);
+    return doc.next - 1;
+  }
+
+  const save = (a: SaveActor): Promise<number> =>
+    a.keys && a.keys.length > 0 ? saveWithKeys({ client, actors, keyed }, a, a.keys) : saveActor(actors, a);
+
   return {
     async load(kind, id) {
       const doc = await actors.findOne({ _id: actorId(kind, id) });
       return doc ? toStoredActor(doc) : null;
     },
 
-    async save(a) {
-      return saveActor(actors, a);
+    save,
+
+    // The counter's value is taken first, on its own (a crash or a refused save after it only skips the value), then the
+    // snapshot and its keys in one transaction: a transaction taking the value too would make every concurrent
+    // creation conflict on the counter's one document.
+    async createNumbered(sequence, build) {
+      const value = await takeNext(sequence);
+      await save(build(value));
+      return value;
     },
 
     async due(now, limit, shards) {
@@ -238,17 +308,7 @@ export async function openMongoStore(url: string, opts: MongoStoreOptions = {}):
       return docs.map(toOrderRow);
     },
 
-    async nextSequence(name) {
-      // Atomic on the server; the first call creates {next: 1} and hands out 0.
-      // An unknown outcome may have consumed a value: skipping one is fine, handing one out twice is not.
-      const doc = await writing(`Taking the next value of sequence ${name}`, () =>
-        upsertRetrying(() =>
-          sequences.findOneAndUpdate({ _id: name }, { $inc: { next: 1 } }, { upsert: true, returnDocument: 'after' }),
-        ),
-      );
-      if (!doc) throw new Error(`Sequence ${name} returned no document after an upsert.`);
-      return doc.next - 1;
-    },
+    nextSequence: takeNext,
 
     async putKey(space, key, value) {
       await writing(`Storing key ${space}/${key}`, () =>

@@ -1,5 +1,8 @@
 // SQLite adapter of the store port (embedded mode, and processes of one host sharing one file).
 // WAL + synchronous=FULL: a save has reached the disk before the runtime answers (persist before you answer).
+// Group commit: the writes asked for in one turn of the event loop (the saves of many concurrent actors) share one
+// transaction, so they cost one fsync; each runs in its own savepoint, so a refused compare-and-set or fencing check
+// fails only its own write, and every write's promise settles only once the transaction has committed.
 import type Database from 'better-sqlite3';
 import type { ActorKind } from '../bus/types.js';
 import type { ListStatus, OrderSummary } from '../orders/summary.js';
@@ -7,7 +10,7 @@ import { SnapshotConflict } from '../errors.js';
 import { decodeJson, encodeJson } from './codec.js';
 import { checkLimit } from './paging.js';
 import { openPrivateDatabase, restrictSqliteFiles } from './private-files.js';
-import type { ActorStore, ActorSummary, OrderIndex, OrderListRow, OrderQuery, SaveActor, StoredActor, Transition } from './types.js';
+import type { ActorStore, ActorSummary, KeyEntry, OrderIndex, OrderListRow, OrderQuery, SaveActor, StoredActor, Transition } from './types.js';
 
 interface Row {
   kind: ActorKind;
@@ -236,7 +239,24 @@ export function listOrdersQuery(q: OrderQuery): { sql: string; args: unknown[] }
   return { sql, args };
 }
 
-export function openSqliteStore(file: string): ActorStore {
+/** What the SQLite adapter has done since it was opened: `commits` transactions reached the disk, carrying `writes`
+ *  store writes (saves, counters, keys); benches read it to count the durable transactions of an operation. */
+export interface SqliteWriteStats {
+  commits: number;
+  writes: number;
+}
+
+export interface SqliteStore extends ActorStore {
+  stats(): SqliteWriteStats;
+}
+
+interface PendingWrite {
+  run(): unknown;
+  resolve(value: unknown): void;
+  reject(err: unknown): void;
+}
+
+export function openSqliteStore(file: string): SqliteStore {
   // The data dir 0700 when it is created here, the file and its -wal/-shm 0600 (private-files.ts).
   const db = openPrivateDatabase(file);
   // busy_timeout first: switching a file to WAL takes a lock that another process opening it may hold.
@@ -308,9 +328,13 @@ export function openSqliteStore(file: string): ActorStore {
     return s;
   };
 
-  // One transaction per save: read the head, compare version and epoch, write. IMMEDIATE takes the write lock
-  // first, so two processes sharing the file cannot both pass the compare.
-  const save = db.transaction((a: SaveActor): number => {
+  const putKeys = (keys: readonly KeyEntry[] | undefined) => {
+    for (const k of keys ?? []) putKey.run(k.space, k.key, k.value);
+  };
+
+  // Runs inside a transaction: read the head, compare version and epoch, write. The transaction is IMMEDIATE (it takes
+  // the write lock first), so two processes sharing the file cannot both pass the compare.
+  const saveOne = (a: SaveActor): number => {
     const cur = head.get(a.kind, a.id);
     const curVersion = cur?.version ?? 0;
     if (curVersion !== a.expectedVersion) {
@@ -322,8 +346,48 @@ export function openSqliteStore(file: string): ActorStore {
     const params = saveParams(a, cur);
     if (!cur) insert.run(params);
     else update.run(params);
+    putKeys(a.keys);
     return curVersion + 1;
-  });
+  };
+
+  // Group commit. A write queued while a batch is pending joins it; the batch runs once the current turn of the event
+  // loop has queued what it will, in one IMMEDIATE transaction. A nested better-sqlite3 transaction is a savepoint: a
+  // write that throws rolls back its own changes only and rejects its own promise. The promises settle after COMMIT,
+  // so nothing a write's caller answers on is shown before it is on disk; if the commit fails, every write fails.
+  let queue: PendingWrite[] = [];
+  let scheduled: NodeJS.Immediate | null = null;
+  const stats: SqliteWriteStats = { commits: 0, writes: 0 };
+  const savepoint = db.transaction((run: () => unknown) => run());
+  const batch = db.transaction((writes: PendingWrite[]) =>
+    writes.map((w): { ok: true; value: unknown } | { ok: false; err: unknown } => {
+      try {
+        return { ok: true, value: savepoint(w.run) };
+      } catch (err) {
+        return { ok: false, err };
+      }
+    }),
+  );
+  const flush = () => {
+    scheduled = null;
+    const writes = queue;
+    queue = [];
+    if (writes.length === 0) return;
+    let outcomes: ReturnType<typeof batch>;
+    try {
+      outcomes = batch.immediate(writes);
+    } catch (err) {
+      for (const w of writes) w.reject(err);
+      return;
+    }
+    stats.commits++;
+    stats.writes += writes.length;
+    outcomes.forEach((o, i) => (o.ok ? writes[i]!.resolve(o.value) : writes[i]!.reject(o.err)));
+  };
+  const write = <T>(run: () => T): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
+      queue.push({ run, resolve: resolve as (value: unknown) => void, reject });
+      scheduled ??= setImmediate(flush);
+    });
 
   return {
     async load(kind, id): Promise<StoredActor | null> {
@@ -342,8 +406,15 @@ export function openSqliteStore(file: string): ActorStore {
         history: decodeJson<Transition[]>(row.history),
       };
     },
-    async save(actor) {
-      return save.immediate(actor);
+    save(actor) {
+      return write(() => saveOne(actor));
+    },
+    createNumbered(sequence, build) {
+      return write(() => {
+        const value = seq.get(sequence)!.value;
+        saveOne(build(value));
+        return value;
+      });
     },
     async due(now, limit, shards) {
       checkLimit(limit);
@@ -396,17 +467,25 @@ export function openSqliteStore(file: string): ActorStore {
         summary: decodeJson<OrderSummary>(r.summary),
       }));
     },
-    async nextSequence(name) {
-      return seq.get(name)!.value;
+    nextSequence(name) {
+      return write(() => seq.get(name)!.value);
     },
-    async putKey(space, key, value) {
-      putKey.run(space, key, value);
+    putKey(space, key, value) {
+      return write(() => {
+        putKey.run(space, key, value);
+      });
     },
     async getKey(space, key) {
       return getKey.get(space, key)?.value ?? null;
     },
+    stats: () => ({ ...stats }),
     async close() {
-      if (db.open) db.close();
+      // Writes already asked for are committed (or refused) before the file closes.
+      if (scheduled) clearImmediate(scheduled);
+      if (db.open) {
+        flush();
+        db.close();
+      }
     },
   };
 }

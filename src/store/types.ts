@@ -76,6 +76,13 @@ export interface OrderQuery {
 
 export const HISTORY_LIMIT = 100;
 
+/** One entry of the store's small durable key map (see ActorStore.putKey). */
+export interface KeyEntry {
+  space: string;
+  key: string;
+  value: string;
+}
+
 export interface SaveActor {
   kind: ActorKind;
   id: string;
@@ -94,6 +101,9 @@ export interface SaveActor {
   /** Orders only (ignored for other kinds): the fields `listOrders` filters on; null removes the order from
    *  `listOrders`, absent keeps the stored index. */
   index?: OrderIndex | null;
+  /** Entries put into the key map with this snapshot, atomically: a refused save writes none of them, and none is
+   *  readable before the snapshot is (an order's deposit address → order, written with its first snapshot). */
+  keys?: readonly KeyEntry[];
 }
 
 export interface ActorStore {
@@ -101,6 +111,12 @@ export interface ActorStore {
   /** Returns the new version. Throws SnapshotConflict when the stored version differs from expectedVersion
    *  or the stored epoch is newer than `epoch`. */
   save(actor: SaveActor): Promise<number>;
+  /** Creates an actor whose first snapshot needs the next value of a named durable counter (an order's deposit vault
+   *  index): takes the value, then saves `build(value)` (expectedVersion 0) with its keys. Like nextSequence it never
+   *  hands a value out twice; a value whose save was refused or lost in a crash is skipped. The SQLite adapter does
+   *  it all in one transaction. `build` must be pure (an adapter may call it again with another value). Returns the
+   *  value taken; a refused save throws SnapshotConflict as `save` does. */
+  createNumbered(sequence: string, build: (value: number) => SaveActor): Promise<number>;
   /** Actors whose wakeAt <= now, oldest first, equal wakeAt by kind then id (so a batch cut by `limit` is the same on
    *  every poll until its timers are cleared); only those of `shards` when given (a worker's owned shards). */
   due(now: number, limit: number, shards?: readonly number[]): Promise<Array<{ kind: ActorKind; id: string; wakeAt: number }>>;

@@ -3,8 +3,10 @@
 import * as ecc from '@bitcoinerlab/secp256k1';
 import { BIP32Factory, type BIP32Interface } from 'bip32';
 import { networks, payments, type Signer } from 'bitcoinjs-lib';
+import { createHmac } from 'node:crypto';
 import { inspect } from 'node:util';
 import { bytesToHex, type Hex } from 'viem';
+import { publicKeyToAddress } from 'viem/utils';
 import { HDKey, privateKeyToAccount, privateKeyToAddress, type PrivateKeyAccount } from 'viem/accounts';
 import { RouterError } from '../errors.js';
 import { seedBytes, type MasterSeed } from './seed.js';
@@ -51,6 +53,34 @@ function evmNode(seed: MasterSeed, index: number): HDKey {
   return b.evm.deriveChild(index);
 }
 
+/**
+ * The EVM address of a non-hardened child of the branch (BIP-32 CKDpriv): IL = HMAC-SHA512(chain code, parent public
+ * key ‖ index), child key = parent key + IL mod n, address from the child's uncompressed public key. One elliptic-curve
+ * multiplication instead of the two that deriving an HDKey (compressed key) and then the address would cost: an order's
+ * creation derives one address, inside its store write. An index whose IL is not a valid tweak (odds about 2^-127)
+ * goes through HDKey, which refuses it as BIP-32 says.
+ */
+function evmAddress(seed: MasterSeed, index: number): string {
+  checkIndex(index);
+  const b = branchesOf(seed);
+  b.evm ??= HDKey.fromMasterSeed(seedBytes(seed)).derive(BRANCH_PATHS['bip44-evm']);
+  const { publicKey, chainCode, privateKey } = b.evm;
+  if (!publicKey || !chainCode || !privateKey) throw new RouterError('HD derivation gave no branch key.');
+  const data = new Uint8Array(37);
+  data.set(publicKey, 0);
+  new DataView(data.buffer).setUint32(33, index);
+  const il = createHmac('sha512', chainCode).update(data).digest().subarray(0, 32);
+  let child: Uint8Array | null = null;
+  try {
+    child = ecc.privateAdd(privateKey, il);
+  } catch {
+    child = null;
+  }
+  const point = child ? ecc.pointFromScalar(child, false) : null;
+  if (!point) return privateKeyToAddress(privateKeyHex(evmNode(seed, index).privateKey));
+  return publicKeyToAddress(bytesToHex(point));
+}
+
 function bitcoinNode(seed: MasterSeed, index: number): BIP32Interface {
   checkIndex(index);
   const b = branchesOf(seed);
@@ -74,7 +104,7 @@ export function derivationPath(scheme: VaultScheme, index: number): string {
 export function deriveAddress(seed: MasterSeed, scheme: VaultScheme, index: number): string {
   switch (scheme) {
     case 'bip44-evm':
-      return privateKeyToAddress(privateKeyHex(evmNode(seed, index).privateKey));
+      return evmAddress(seed, index);
     case 'bip84-p2wpkh':
       return p2wpkhAddress(bitcoinNode(seed, index).publicKey);
     default:

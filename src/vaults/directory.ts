@@ -2,7 +2,7 @@
 // (a send from it on a real chain) finds its key from the address alone: the chain adapters see addresses, not vaults.
 // The index is written before `issue` answers, so no address is shown whose key cannot be found again.
 import { bytesToHex, type Hex } from 'viem';
-import type { ActorStore } from '../store/types.js';
+import type { ActorStore, KeyEntry } from '../store/types.js';
 import { deriveKey, type VaultScheme } from './derive.js';
 import type { MasterSeed } from './seed.js';
 import type { Vault, Vaults } from './vaults.js';
@@ -21,11 +21,17 @@ export interface VaultDirectory {
 // EVM and bech32 addresses are case-insensitive; the directory is keyed by the lower-case form.
 const entryKey = (scheme: VaultScheme, address: string) => `${scheme}:${address.toLowerCase()}`;
 
+/** The directory's entry of a vault, for a store write that saves it with the snapshot showing the address. */
+export function directoryEntry(vault: Pick<Vault, 'scheme' | 'index' | 'address'>): KeyEntry {
+  return { space: VAULT_DIRECTORY_SPACE, key: entryKey(vault.scheme, vault.address), value: String(vault.index) };
+}
+
 export function createVaultDirectory(deps: { seed: MasterSeed; store: Pick<ActorStore, 'getKey' | 'putKey'> }): VaultDirectory {
   const { seed, store } = deps;
   const directory: VaultDirectory = {
     async record(vault) {
-      await store.putKey(VAULT_DIRECTORY_SPACE, entryKey(vault.scheme, vault.address), String(vault.index));
+      const e = directoryEntry(vault);
+      await store.putKey(e.space, e.key, e.value);
     },
     async indexOf(scheme, address) {
       const raw = await store.getKey(VAULT_DIRECTORY_SPACE, entryKey(scheme, address));

@@ -5,5 +5,5 @@ export { BRANCH_PATHS, DepositKey, MAX_INDEX, derivationPath, deriveAddress, der
 export type { VaultScheme } from './derive.js';
 export { SEQUENCE_OF, createVaults, schemeOf } from './vaults.js';
 export type { SequenceSource, Vault, Vaults, VaultsDeps } from './vaults.js';
-export { VAULT_DIRECTORY_SPACE, createVaultDirectory, recordingVaults } from './directory.js';
+export { VAULT_DIRECTORY_SPACE, createVaultDirectory, directoryEntry, recordingVaults } from './directory.js';
 export type { VaultDirectory } from './directory.js';

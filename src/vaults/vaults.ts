@@ -30,6 +30,11 @@ export interface VaultsDeps {
 export interface Vaults {
   /** A new vault on `chain`, at an index never handed out before by any process sharing the store. */
   issue(chain: ChainName): Promise<Vault>;
+  /** The durable counter `issue` takes the index from (one per scheme, see SEQUENCE_OF). */
+  sequenceOf(chain: ChainName): string;
+  /** The vault at an index already taken from `sequenceOf(chain)` (by a store operation that takes it together with
+   *  the writes that show the vault); a fresh vault id. Pure apart from the id. */
+  at(chain: ChainName, index: number): Vault;
   /** Re-derives the address of a stored vault (snapshots keep chain and index; the address follows). */
   addressOf(vault: Pick<Vault, 'chain' | 'index'>): string;
   /** The signing key of a stored vault's address (to sweep, refund or execute from it later). */
@@ -63,13 +68,18 @@ export function schemeOf(chain: ChainName): VaultScheme {
 export function createVaults(deps: VaultsDeps): Vaults {
   const { seed, sequences } = deps;
   const addressOf = (vault: Pick<Vault, 'chain' | 'index'>): string => deriveAddress(seed, schemeOf(vault.chain), vault.index);
+  const sequenceOf = (chain: ChainName): string => SEQUENCE_OF[schemeOf(chain)];
+  const at = (chain: ChainName, index: number): Vault => {
+    const scheme = schemeOf(chain);
+    // deriveAddress rejects an index past 2^31-1: the space is spent, and wrapping would reuse addresses.
+    return { vaultId: randomUUID(), chain, scheme, index, address: deriveAddress(seed, scheme, index) };
+  };
   return {
     async issue(chain) {
-      const scheme = schemeOf(chain);
-      const index = await sequences.nextSequence(SEQUENCE_OF[scheme]);
-      // deriveAddress rejects an index past 2^31-1: the space is spent, and wrapping would reuse addresses.
-      return { vaultId: randomUUID(), chain, scheme, index, address: deriveAddress(seed, scheme, index) };
+      return at(chain, await sequences.nextSequence(sequenceOf(chain)));
     },
+    sequenceOf,
+    at,
     addressOf,
     keyOf(vault) {
       return deriveKey(seed, schemeOf(vault.chain), vault.index);

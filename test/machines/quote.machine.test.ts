@@ -89,7 +89,7 @@ describe('quote.machine: every state is reachable by a generated path, and the a
     });
   }
 
-  it('while pricing, the actor is stored in pricing, and a restore from that snapshot prices again', async () => {
+  it('while pricing, nothing of the quote is stored (a crash then loses a quote nobody was given); the answer comes once the quoted snapshot is stored', async () => {
     let calls = 0;
     let release!: (r: RoutingResult) => void;
     const host = testHost({
@@ -101,9 +101,10 @@ describe('quote.machine: every state is reachable by a generated path, and the a
     });
     const pending = host.runtime.handle({ ref: { kind: 'quote', id: 'q1' }, message: { type: 'quote.request', request: quoteRequest() } });
     await new Promise((r) => setTimeout(r, 20));
-    expect(((await host.store.load('quote', 'q1'))!.snapshot as { value: unknown }).value).toBe('pricing');
+    expect(await host.store.load('quote', 'q1')).toBeNull();
     release(routingResult(true));
     expect((await pending).ok).toBe(true);
+    expect(((await host.store.load('quote', 'q1'))!.snapshot as { value: unknown }).value).toBe('quoted');
     expect(calls).toBe(1);
     await host.close();
   });

@@ -141,6 +141,74 @@ describe('Restart safety: kill the process at any moment and start it again; eve
     }
   }, 90_000);
 
+  it('SIGKILL while orders are being created: each answered order is there as answered, the others are made by repeating the request, every address distinct and watched', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'router-kill-create-'));
+    const svc = await serviceProcess(dir);
+    const { base, dev, start, kill, post } = svc;
+    const TO_EVM = '0x1111111111111111111111111111111111111111';
+    try {
+      await start();
+      const quotes: string[] = [];
+      for (let i = 0; i < 24; i++) {
+        const q = await post(`${base}/quote`, { from: 'hyperliquid.usdc', to: 'hyperliquid.hype', from_amount: '1000', return_full_route: false });
+        expect(q.status).toBe(200);
+        quotes.push(q.body.id as string);
+      }
+      // All creations at once; the kill lands just after the first answer, while the others are half way.
+      const answered = new Map<string, Record<string, any>>();
+      let firstAnswer: () => void = () => {};
+      const first = new Promise<void>((r) => (firstAnswer = r));
+      const inFlight = quotes.map((quote_id) =>
+        post(`${base}/order`, { quote_id, to_address: TO_EVM }).then(
+          (r) => {
+            if (r.status === 201) answered.set(quote_id, r.body);
+            firstAnswer();
+          },
+          () => undefined, // cut by the kill: never answered
+        ),
+      );
+      await first;
+      await new Promise((r) => setTimeout(r, Math.floor(Math.random() * 20)));
+      await kill();
+      await Promise.all(inFlight);
+      // The kill landed inside the creations: some were answered, some were not.
+      expect(answered.size).toBeGreaterThan(0);
+      expect(answered.size).toBeLessThan(quotes.length);
+      await start();
+
+      // The client repeats every request: an answered order comes back as it was, an unanswered one is made now.
+      const orders: Array<Record<string, any>> = [];
+      for (const quote_id of quotes) {
+        const r = await post(`${base}/order`, { quote_id, to_address: TO_EVM });
+        expect([200, 201]).toContain(r.status);
+        expect(r.body.status).toBe('awaiting_deposit');
+        const before = answered.get(quote_id);
+        if (before) expect({ id: r.body.id, deposit_address: r.body.deposit_address }).toEqual({ id: before.id, deposit_address: before.deposit_address });
+        orders.push(r.body);
+      }
+      expect(new Set(orders.map((o) => (o.deposit_address as string).toLowerCase())).size).toBe(quotes.length);
+
+      // Every deposit address is watched: a deposit to it reaches its order.
+      for (const o of orders) {
+        const d = await post(`${dev}/deposits`, { to: o.deposit_address, asset: 'hyperliquid.usdc', amount: '1000', from: SENDER });
+        expect(d.status).toBe(201);
+      }
+      const end = Date.now() + 30_000;
+      for (const o of orders) {
+        for (;;) {
+          const got = await svc.get(o.id as string);
+          if (got.status !== 'awaiting_deposit') break;
+          if (Date.now() > end) throw new Error(`order ${o.id} never saw its deposit`);
+          await new Promise((r) => setTimeout(r, 50));
+        }
+      }
+      await svc.stop();
+    } finally {
+      svc.abandon();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 90_000);
+
   it('late deposits, overpayments and cancellations with their refunds in flight survive SIGKILL: each refunded once, the audit clean', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'router-kill-refunds-'));
     const svc = await serviceProcess(dir);

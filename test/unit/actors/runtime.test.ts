@@ -1,6 +1,6 @@
 // The actor host's promises: persist before you answer, one mailbox per actor, durable wake-ups, passivation, fencing.
 import { describe, expect, it } from 'vitest';
-import { assign, setup, type SnapshotFrom } from 'xstate';
+import { assign, fromPromise, setup, type SnapshotFrom } from 'xstate';
 import { createRuntime } from '../../../actors/runtime.js';
 import type { ActorKindSpec } from '../../../actors/kind.js';
 import type { Reply } from '../../../src/bus/types.js';
@@ -236,5 +236,125 @@ describe('Passivation: bringing an actor back to read it writes nothing', () => 
     expect(runtime.activeCount()).toBe(0);
     expect(await runtime.handle({ ref, message: { type: 'get' } })).toEqual({ ok: true, value: { state: 'open', n: 0 } });
     expect((await store.load('order', 'o1'))!.version).toBe(1);
+  });
+});
+
+// A machine that works (a promise it is given) before it is ready, and one that is created numbered: its input needs a
+// value of a durable counter, and it shows a key-map entry derived from that value.
+const worker = setup({
+  types: { context: {} as { result: number | null }, input: {} as Record<string, never> },
+  actors: { work: fromPromise<number>(async () => 0) },
+}).createMachine({
+  context: { result: null },
+  initial: 'working',
+  states: {
+    working: { invoke: { src: 'work', onDone: { target: 'ready', actions: assign({ result: ({ event }) => event.output }) } } },
+    ready: {},
+  },
+});
+interface WorkerProtocol {
+  start: { command: { type: 'start' }; reply: number | null };
+}
+
+const numbered = setup({
+  types: { context: {} as { slot: number; started: number }, input: {} as { slot?: number } },
+  actors: { claim: fromPromise<number>(async () => 99) },
+}).createMachine({
+  context: ({ input }) => ({ slot: input.slot ?? -1, started: 0 }),
+  initial: 'claiming',
+  states: {
+    // Without a drawn slot the actor would claim one itself; with one it passes straight through.
+    claiming: {
+      always: { guard: ({ context }) => context.slot >= 0, target: 'open' },
+      invoke: { src: 'claim', onDone: { target: 'open', actions: assign({ slot: ({ event }) => event.output }) } },
+    },
+    open: { entry: assign({ started: ({ context }) => context.started + 1 }) },
+  },
+});
+interface NumberedProtocol {
+  make: { command: { type: 'make' }; reply: number };
+  get: { command: { type: 'get' }; reply: number };
+}
+
+describe('Transient snapshots: a state the kind says need not be durable is not written; the answer\'s state is', () => {
+  it('a quote-like actor is stored once, at its answer, never while working', async () => {
+    let release: (n: number) => void = () => {};
+    const gated = worker.provide({ actors: { work: fromPromise<number>(() => new Promise<number>((r) => (release = r))) } });
+    const kind: ActorKindSpec<WorkerProtocol, typeof gated> = {
+      kind: 'quote',
+      logic: gated,
+      create: () => ({}),
+      toEvent: () => null,
+      notFound: (id) => ({ ok: false, error: toErrorData(new OrderNotFound(id)) }),
+      settled: (s) => s.matches('ready'),
+      transient: (s) => s.matches('working'),
+      replies: { start: (s) => ({ ok: true, value: s.context.result }) },
+      wakeUp: () => null,
+      status: (s) => String(s.value),
+    };
+    const store = openSqliteStore(':memory:');
+    const runtime = createRuntime({ store, clock: new ManualClock(undefined, 1_000), logger: createLogger('silent'), kinds: [kind] });
+    const answer = runtime.handle({ ref: { kind: 'quote', id: 'q1' }, message: { type: 'start' } });
+    await new Promise((r) => setTimeout(r, 20));
+    expect(await store.load('quote', 'q1')).toBeNull();
+    release(42);
+    expect(await answer).toEqual({ ok: true, value: 42 });
+    expect(await store.load('quote', 'q1')).toMatchObject({ version: 1, status: 'ready', snapshot: { value: 'ready' } });
+  });
+});
+
+describe('Numbered creation: the counter value, the first snapshot and its keys are one store write, before the actor runs', () => {
+  function numberedHost(store = openSqliteStore(':memory:')) {
+    let claims = 0;
+    const logic = numbered.provide({ actors: { claim: fromPromise<number>(async () => ++claims) } });
+    const kind: ActorKindSpec<NumberedProtocol, typeof logic> = {
+      kind: 'order',
+      logic,
+      sequence: (m) => (m.type === 'make' ? 'slots' : null),
+      create: (_id, m, drawn) => (m.type === 'make' ? { slot: drawn } : null),
+      toEvent: () => null,
+      notFound: (id) => ({ ok: false, error: toErrorData(new OrderNotFound(id)) }),
+      settled: (s) => s.matches('open'),
+      keys: (s) => [{ space: 'slot', key: String(s.context.slot), value: 'taken' }],
+      replies: { make: (s) => ({ ok: true, value: s.context.slot }), get: (s) => ({ ok: true, value: s.context.slot }) },
+      wakeUp: () => null,
+      status: (s) => String(s.value),
+    };
+    const runtime = createRuntime({ store, clock: new ManualClock(undefined, 1_000), logger: createLogger('silent'), kinds: [kind] });
+    return { store, runtime, claims: () => claims };
+  }
+
+  it('the first snapshot is already past the claiming state, stored at version 1 with its key, in one commit', async () => {
+    const { store, runtime, claims } = numberedHost();
+    await store.nextSequence('slots'); // 0 is taken: the actor gets 1
+    const before = store.stats();
+    expect(await runtime.handle({ ref: { kind: 'order', id: 'n1' }, message: { type: 'make' } })).toEqual({ ok: true, value: 1 });
+    const after = store.stats();
+    expect({ commits: after.commits - before.commits, writes: after.writes - before.writes }).toEqual({ commits: 1, writes: 1 });
+    expect(await store.load('order', 'n1')).toMatchObject({ version: 1, status: 'open', snapshot: { value: 'open', context: { slot: 1, started: 1 } } });
+    expect(await store.getKey('slot', '1')).toBe('taken');
+    expect(claims()).toBe(0); // the claiming effect never ran
+    expect(await store.nextSequence('slots')).toBe(2);
+  });
+
+  it('concurrent creations get distinct values, each stored with its own key; a second make reads the same actor', async () => {
+    const { store, runtime } = numberedHost();
+    const ids = Array.from({ length: 20 }, (_, i) => `n${i}`);
+    const made = await Promise.all(ids.map((id) => runtime.handle({ ref: { kind: 'order', id }, message: { type: 'make' } })));
+    const slots = made.map((r) => (r.ok ? (r.value as number) : -1));
+    expect(new Set(slots).size).toBe(20);
+    for (const slot of slots) expect(await store.getKey('slot', String(slot))).toBe('taken');
+    const again = await Promise.all([1, 2, 3].map(() => runtime.handle({ ref: { kind: 'order', id: 'n0' }, message: { type: 'make' } })));
+    expect(again.every((r) => r.ok && r.value === slots[0])).toBe(true);
+    expect((await store.load('order', 'n0'))!.version).toBe(1);
+  });
+
+  it('a restart finds the created actor as it was stored, and reading it writes nothing', async () => {
+    const store = openSqliteStore(':memory:');
+    await numberedHost(store).runtime.handle({ ref: { kind: 'order', id: 'n1' }, message: { type: 'make' } });
+    const fresh = numberedHost(store);
+    expect(await fresh.runtime.handle({ ref: { kind: 'order', id: 'n1' }, message: { type: 'get' } })).toEqual({ ok: true, value: 0 });
+    expect((await store.load('order', 'n1'))!.version).toBe(1);
+    expect(fresh.claims()).toBe(0);
   });
 });

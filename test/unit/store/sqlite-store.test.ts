@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { SnapshotConflict } from '../../../src/errors.js';
 import { listOrdersQuery, openSqliteStore } from '../../../src/store/sqlite-store.js';
 import type { OrderQuery } from '../../../src/store/types.js';
 import { orderIndex, settledSummary } from './order-fixtures.js';
@@ -233,5 +234,55 @@ describe('SQLite store: listOrders walks an index in list order, never sorting t
       expect(p, JSON.stringify(q)).not.toMatch(/TEMP B-TREE/);
     }
     db.close();
+  });
+});
+
+describe('SQLite store: group commit (concurrent writes share one transaction, each checked on its own)', () => {
+  it('writes asked for together cost one commit; a refused compare-and-set fails only its own save', async () => {
+    const store = openSqliteStore(':memory:');
+    const base = { kind: 'order' as const, epoch: 0, wakeAt: null, updatedAt: 1 };
+    await store.save({ ...base, id: 'taken', snapshot: { n: 1 }, expectedVersion: 0 });
+    const before = store.stats();
+    const results = await Promise.allSettled([
+      ...Array.from({ length: 10 }, (_, i) => store.save({ ...base, id: `o${i}`, snapshot: { i }, expectedVersion: 0 })),
+      store.save({ ...base, id: 'taken', snapshot: { n: 2 }, expectedVersion: 0, keys: [{ space: 's', key: 'refused', value: 'x' }] }),
+      store.nextSequence('seq'),
+      store.putKey('s', 'k', 'v'),
+    ]);
+    const after = store.stats();
+    expect({ commits: after.commits - before.commits, writes: after.writes - before.writes }).toEqual({ commits: 1, writes: 13 });
+    expect(results.slice(0, 10).every((r) => r.status === 'fulfilled' && r.value === 1)).toBe(true);
+    expect(results[10]).toMatchObject({ status: 'rejected', reason: expect.any(SnapshotConflict) });
+    for (let i = 0; i < 10; i++) expect((await store.load('order', `o${i}`))!.snapshot).toEqual({ i });
+    expect(await store.load('order', 'taken')).toMatchObject({ version: 1, snapshot: { n: 1 } });
+    expect(await store.getKey('s', 'refused')).toBeNull();
+    expect(await store.getKey('s', 'k')).toBe('v');
+    await store.close();
+  });
+
+  it('a save resolves only once its transaction is on disk: another connection reads it at that moment', async () => {
+    const file = join(dir, 'group-commit.sqlite');
+    const store = openSqliteStore(file);
+    const reader = new Database(file, { readonly: true });
+    const read = reader.prepare<[string], { version: number }>("SELECT version FROM actors WHERE kind = 'order' AND id = ?");
+    const seen = await Promise.all(
+      Array.from({ length: 5 }, (_, i) =>
+        store.save({ kind: 'order', id: `o${i}`, snapshot: { i }, expectedVersion: 0, epoch: 0, wakeAt: null, updatedAt: 1 }).then(() => read.get(`o${i}`)?.version ?? null),
+      ),
+    );
+    expect(seen).toEqual([1, 1, 1, 1, 1]);
+    reader.close();
+    await store.close();
+  });
+
+  it('writes asked for just before close are committed, not dropped', async () => {
+    const file = join(dir, 'close-flush.sqlite');
+    const store = openSqliteStore(file);
+    const saved = store.save({ kind: 'order', id: 'late', snapshot: { n: 1 }, expectedVersion: 0, epoch: 0, wakeAt: null, updatedAt: 1 });
+    await store.close();
+    expect(await saved).toBe(1);
+    const again = openSqliteStore(file);
+    expect((await again.load('order', 'late'))!.version).toBe(1);
+    await again.close();
   });
 });

@@ -690,6 +690,68 @@ export function storeContract(name: string, open: () => Promise<ActorStore>): vo
       expect((await store.load('quote', 'h'))!.history).toEqual([]);
     });
 
+    describe('keys saved with a snapshot, and numbered creation (an order\'s vault index, keys and first snapshot)', () => {
+      const keyA = { space: 'deposit-address', key: 'base:0xaa', value: '{"orderId":"o1"}' };
+      const keyB = { space: 'vault-address', key: 'bip44-evm:0xaa', value: '7' };
+
+      it('a save with keys stores them with the snapshot; a save without keys leaves them as they are', async () => {
+        await store.save({ ...base, kind: 'order', id: 'o1', snapshot: { n: 1 }, expectedVersion: 0, keys: [keyA, keyB] });
+        expect(await store.getKey(keyA.space, keyA.key)).toBe(keyA.value);
+        expect(await store.getKey(keyB.space, keyB.key)).toBe(keyB.value);
+        await store.save({ ...base, kind: 'order', id: 'o1', snapshot: { n: 2 }, expectedVersion: 1 });
+        expect(await store.getKey(keyA.space, keyA.key)).toBe(keyA.value);
+        await store.save({ ...base, kind: 'order', id: 'o1', snapshot: { n: 3 }, expectedVersion: 2, keys: [{ ...keyA, value: 'moved' }] });
+        expect(await store.getKey(keyA.space, keyA.key)).toBe('moved');
+      });
+
+      it('a refused save (stale version, older epoch, existing actor) writes none of its keys', async () => {
+        await store.save({ ...base, kind: 'order', id: 'o1', epoch: 3, snapshot: { n: 1 }, expectedVersion: 0 });
+        const refused = [
+          { ...base, kind: 'order' as const, id: 'o1', epoch: 3, snapshot: { n: 9 }, expectedVersion: 0, keys: [keyA] },
+          { ...base, kind: 'order' as const, id: 'o1', epoch: 3, snapshot: { n: 9 }, expectedVersion: 5, keys: [keyA] },
+          { ...base, kind: 'order' as const, id: 'o1', epoch: 2, snapshot: { n: 9 }, expectedVersion: 1, keys: [keyA] },
+        ];
+        for (const a of refused) await expect(store.save(a)).rejects.toBeInstanceOf(SnapshotConflict);
+        expect(await store.getKey(keyA.space, keyA.key)).toBeNull();
+        expect(await store.load('order', 'o1')).toMatchObject({ version: 1, snapshot: { n: 1 } });
+      });
+
+      it('createNumbered takes the next value of the counter, saves the snapshot built from it with its keys at version 1', async () => {
+        expect(await store.nextSequence('vault:evm')).toBe(0);
+        const value = await store.createNumbered('vault:evm', (n) => ({
+          ...base, kind: 'order', id: 'o1', snapshot: { index: n }, expectedVersion: 0, status: 'awaiting_deposit',
+          keys: [{ space: 'deposit-address', key: `base:${n}`, value: 'o1' }],
+        }));
+        expect(value).toBe(1);
+        expect(await store.load('order', 'o1')).toMatchObject({ version: 1, status: 'awaiting_deposit', snapshot: { index: 1 } });
+        expect(await store.getKey('deposit-address', 'base:1')).toBe('o1');
+        expect(await store.nextSequence('vault:evm')).toBe(2);
+      });
+
+      it('createNumbered of an actor that exists is refused with SnapshotConflict: no key, the stored actor unchanged', async () => {
+        await store.save({ ...base, kind: 'order', id: 'o1', snapshot: { n: 1 }, expectedVersion: 0 });
+        await expect(
+          store.createNumbered('vault:evm', (n) => ({ ...base, kind: 'order', id: 'o1', snapshot: { index: n }, expectedVersion: 0, keys: [{ space: 's', key: `k${n}`, value: 'v' }] })),
+        ).rejects.toBeInstanceOf(SnapshotConflict);
+        expect(await store.load('order', 'o1')).toMatchObject({ version: 1, snapshot: { n: 1 } });
+        for (const n of [0, 1]) expect(await store.getKey('s', `k${n}`)).toBeNull();
+      });
+
+      it('concurrent numbered creations and plain draws never share a value', async () => {
+        const made = Promise.all(
+          Array.from({ length: 25 }, (_, i) =>
+            store.createNumbered('vault:evm', (n) => ({ ...base, kind: 'order', id: `o${i}`, snapshot: { index: n }, expectedVersion: 0 })),
+          ),
+        );
+        const drawn = Promise.all(Array.from({ length: 25 }, () => store.nextSequence('vault:evm')));
+        const values = [...(await made), ...(await drawn)];
+        expect(new Set(values).size).toBe(50);
+        for (let i = 0; i < 25; i++) {
+          expect((await store.load('order', `o${i}`))!.snapshot).toEqual({ index: (await made)[i] });
+        }
+      });
+    });
+
     it('a listing limit that is not a positive integer is refused (adapters would read 0 differently)', async () => {
       await expect(store.listOrders({ limit: 0 })).rejects.toBeInstanceOf(RangeError);
       await expect(store.list({ kind: 'quote', limit: -1 })).rejects.toBeInstanceOf(RangeError);

@@ -61,6 +61,16 @@ describe('EVM and Hyperliquid deposit addresses are BIP-44 (m/44\'/60\'/0\'/0/<i
   });
 });
 
+describe('An EVM deposit address is the address of the key deriveKey gives at the same index', () => {
+  it('for the first 300 indexes and the last ones of the non-hardened range, under two seeds', () => {
+    for (const seed of [parseSeed(ABANDON), parseSeed(JUNK)]) {
+      for (const index of [...Array.from({ length: 300 }, (_, i) => i), MAX_INDEX - 2, MAX_INDEX - 1, MAX_INDEX]) {
+        expect(deriveAddress(seed, 'bip44-evm', index)).toBe(deriveKey(seed, 'bip44-evm', index).address);
+      }
+    }
+  });
+});
+
 describe('A seed given as 64 bytes of hex derives the same addresses as its mnemonic', () => {
   it('same addresses and the same public fingerprint (73c5da0a for "abandon … about")', () => {
     const hex = bytesToHex(mnemonicToSeedSync(ABANDON));
