@@ -113,6 +113,21 @@ export interface Config {
     /** ROUTER_ORDER_SHORTFALL_TOLERANCE_BPS, default 100: a step re-priced this far below its quote freezes the order. */
     shortfallToleranceBps: number;
   };
+  /** What one process takes before it refuses work, so a flood cannot starve `/health` or the answers in flight. */
+  overload: {
+    /** ROUTER_MAX_QUOTES_IN_FLIGHT, default 64 (0 = no cap): POST /quote requests of all families in flight in this
+     *  process (embedded service or edge); one more is answered at once with 503 and Retry-After. */
+    maxQuotesInFlight: number;
+    /** ROUTER_SHED_RETRY_AFTER_S, default 1: the Retry-After (seconds) of a shed quote. */
+    shedRetryAfterSeconds: number;
+    /** Per-client token bucket by remote address, null when off (ROUTER_RATE_LIMIT_PER_MINUTE unset or 0, the
+     *  default): requests per minute refilled, ROUTER_RATE_LIMIT_BURST (default 20) held at most,
+     *  ROUTER_RATE_LIMIT_CLIENTS (default 100000) addresses tracked at most. Beyond it: 429 with Retry-After. */
+    rateLimit: { perMinute: number; burst: number; maxClients: number } | null;
+  };
+  /** Quotes never bound to an order leave the store ROUTER_QUOTE_RETENTION_MS (default 3600000) after they expire,
+   *  swept every ROUTER_QUOTE_SWEEP_MS (default 60000). A bound quote is kept: its order needs it. */
+  retention: { quoteRetentionMs: number; sweepMs: number };
   /** Real EVM chains: every chain absent from `rpc` stays on the simulated ledger. */
   evm: {
     /** ROUTER_EVM_RPC_<CHAIN> (e.g. ROUTER_EVM_RPC_BASE), an http(s) JSON-RPC URL per registry EVM chain. */
@@ -306,8 +321,26 @@ export function loadConfig(env: Env = process.env): Config {
       backoffMs: int(env, 'ROUTER_ORDER_BACKOFF_MS', 2000, 1, 3_600_000),
       shortfallToleranceBps: int(env, 'ROUTER_ORDER_SHORTFALL_TOLERANCE_BPS', 100, 0, 10_000),
     },
+    overload: {
+      maxQuotesInFlight: int(env, 'ROUTER_MAX_QUOTES_IN_FLIGHT', 64, 0, 1_000_000),
+      shedRetryAfterSeconds: int(env, 'ROUTER_SHED_RETRY_AFTER_S', 1, 1, 3600),
+      rateLimit: rateLimitConfig(env),
+    },
+    retention: {
+      quoteRetentionMs: int(env, 'ROUTER_QUOTE_RETENTION_MS', 3_600_000, 0, 365 * 86_400_000),
+      sweepMs: int(env, 'ROUTER_QUOTE_SWEEP_MS', 60_000, 100, 86_400_000),
+    },
     evm: evmConfig(env),
   };
+}
+
+/** Off unless a rate is given: the peers this API mirrors allow about 120 requests a minute, but a router behind a
+ *  proxy sees one address for every client, so the operator must choose. */
+function rateLimitConfig(env: Env): Config['overload']['rateLimit'] {
+  const perMinute = int(env, 'ROUTER_RATE_LIMIT_PER_MINUTE', 0, 0, 6_000_000);
+  const burst = int(env, 'ROUTER_RATE_LIMIT_BURST', 20, 1, 1_000_000);
+  const maxClients = int(env, 'ROUTER_RATE_LIMIT_CLIENTS', 100_000, 1, 10_000_000);
+  return perMinute === 0 ? null : { perMinute, burst, maxClients };
 }
 
 /**

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type Koa from 'koa';
-import { createApp, createAppB, createAppC, createDevApp, loadOrCreateGatewaySecret } from '../../http/index.js';
+import { createApp, createAppB, createAppC, createDevApp, createEdgeGuard, loadOrCreateGatewaySecret } from '../../http/index.js';
 import { createNatsBus } from '../bus/index.js';
 import { openSimChains } from '../chains/index.js';
 import { ManualClock } from '../clock.js';
@@ -29,10 +29,12 @@ export async function createEdge(config: Config, opts: { logger: Logger; devList
   const secret = await loadOrCreateGatewaySecret({ configured: config.gateway.secret, dataDir: config.dataDir, allowGenerate: false });
   const nc = await connectNats(config, `edge ${process.pid}`, logger);
   const bus = createNatsBus(nc, { shards: config.shards, timeoutMs: config.requestTimeoutMs, retryMs: config.cluster.edgeRetryMs, logger });
-  const appA = createApp({ bus, logger, newId: randomUUID, bodyLimitBytes: config.bodyLimitBytes });
-  const appB = createAppB({ bus, logger, newId: randomUUID, gatewayId: config.gateway.id, secret, maxSlippageBps: config.gateway.maxSlippageBps });
+  // The edge sheds and limits for the cluster: what it refuses never reaches NATS or a worker.
+  const guard = createEdgeGuard(config.overload);
+  const appA = createApp({ bus, logger, newId: randomUUID, bodyLimitBytes: config.bodyLimitBytes, guard });
+  const appB = createAppB({ bus, logger, newId: randomUUID, gatewayId: config.gateway.id, secret, maxSlippageBps: config.gateway.maxSlippageBps, guard });
   const store = await openConfiguredStore(config);
-  const appC = createAppC({ bus, logger, newId: randomUUID, orders: store, secret });
+  const appC = createAppC({ bus, logger, newId: randomUUID, orders: store, secret, guard });
   const chains = opts.devListener ? openSimChains({ file: join(config.dataDir, 'router.sqlite'), clock: new ManualClock() }) : null;
   const devApp = chains
     ? createDevApp({
