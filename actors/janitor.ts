@@ -23,6 +23,9 @@ export interface QuoteJanitorOptions {
   logger: Logger;
   /** How long after its expiry a never-bound quote is kept (ROUTER_QUOTE_RETENTION_MS). */
   retentionMs: number;
+  /** The runtime's passivation time (ROUTER_IDLE_MS): a quote is kept at least this long after its last save, so no
+   *  quote still in memory loses its row (its next save would be refused as a conflict). */
+  idleMs: number;
   /** How often the sweep runs (ROUTER_QUOTE_SWEEP_MS). */
   everyMs: number;
   /** The shards this process sweeps (a worker's owned shards); absent = all (embedded mode, one owner). */
@@ -43,7 +46,7 @@ export function createQuoteJanitor(opts: QuoteJanitorOptions): QuoteJanitor {
 
   const sweepOnce = async (): Promise<number> => {
     // A quote's last save is when it was priced (or refused): it expires QUOTE_VALIDITY_MS later.
-    const updatedBefore = opts.clock.now() - QUOTE_VALIDITY_MS - opts.retentionMs;
+    const updatedBefore = opts.clock.now() - Math.max(QUOTE_VALIDITY_MS + opts.retentionMs, opts.idleMs);
     const shards = opts.shards?.();
     if (shards !== undefined && shards.length === 0) return 0;
     let total = 0;

@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type Koa from 'koa';
+import type { EdgeGuard } from '../http/overload.js';
 import { createDepositFeed, createQuoteJanitor, createRuntime, orderKind, quoteKind, type AnyActorKindSpec, type DepositFeed, type Runtime } from '../actors/index.js';
 import { createApp, createAppB, createAppC, createDevApp, createEdgeGuard, loadOrCreateGatewaySecret } from '../http/index.js';
 import type { Chains, SimChains } from './chains/types.js';
@@ -30,6 +31,8 @@ export interface EmbeddedService {
   appC: Koa;
   /** The dev listener's app (simulated deposits, clock); null when ROUTER_DEV_LISTENER=off. Listen on loopback only. */
   devApp: Koa | null;
+  /** The load shedding and rate limit the three apps share. */
+  guard: EdgeGuard;
   chains: Chains;
   deposits: DepositFeed;
   bus: Bus;
@@ -116,7 +119,7 @@ export async function createEmbeddedService(
   runtime.start();
   deposits.start(config.depositPollMs);
   const janitor = createQuoteJanitor({
-    store, clock, logger: opts.logger, retentionMs: config.retention.quoteRetentionMs, everyMs: config.retention.sweepMs,
+    store, clock, logger: opts.logger, retentionMs: config.retention.quoteRetentionMs, idleMs: config.cluster.idleMs, everyMs: config.retention.sweepMs,
   });
   janitor.start();
   // One guard for the three families: the cap is this process's, and a client is one client on any port.
@@ -161,6 +164,7 @@ export async function createEmbeddedService(
     appB,
     appC,
     devApp,
+    guard,
     chains,
     deposits,
     bus,

@@ -74,7 +74,7 @@ export async function createWorker(config: Config, opts: { logger: Logger; versi
   });
   // Each shard's expired quotes are swept by its owner only.
   const janitor = createQuoteJanitor({
-    store, clock, logger, retentionMs: config.retention.quoteRetentionMs, everyMs: config.retention.sweepMs, shards: leases.ownedShards,
+    store, clock, logger, retentionMs: config.retention.quoteRetentionMs, idleMs: config.cluster.idleMs, everyMs: config.retention.sweepMs, shards: leases.ownedShards,
   });
   let admin: { stop(): Promise<void> } | null = null;
   return {

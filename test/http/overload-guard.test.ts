@@ -1,0 +1,75 @@
+// The guard alone: the token buckets of the rate limit (refill, Retry-After, bounded memory) and the quote slots.
+import { describe, expect, it } from 'vitest';
+import { createBuckets, createEdgeGuard } from '../../http/overload.js';
+
+describe('Per-client rate limit: token buckets by remote address', () => {
+  it('a new client may send the burst at once; the next request waits for one token (Retry-After in whole seconds)', () => {
+    let t = 0;
+    const b = createBuckets({ perMinute: 120, burst: 3, maxClients: 10 }, () => t);
+    expect([b.take('a'), b.take('a'), b.take('a')]).toEqual([0, 0, 0]);
+    // 120 a minute = one token every 500 ms: a wait below a second is still said as 1 s.
+    expect(b.take('a')).toBe(1);
+    t += 500;
+    expect(b.take('a')).toBe(0);
+    expect(b.take('a')).toBe(1);
+  });
+
+  it('clients are separate: one client at its limit leaves another untouched', () => {
+    const b = createBuckets({ perMinute: 60, burst: 1, maxClients: 10 }, () => 0);
+    expect(b.take('a')).toBe(0);
+    expect(b.take('a')).toBe(1);
+    expect(b.take('b')).toBe(0);
+  });
+
+  it('a slow rate says how long: 6 a minute after an empty bucket is a 10 s Retry-After', () => {
+    const b = createBuckets({ perMinute: 6, burst: 1, maxClients: 10 }, () => 0);
+    expect(b.take('a')).toBe(0);
+    expect(b.take('a')).toBe(10);
+  });
+
+  it('bounded memory: never more than maxClients buckets, however many addresses send', () => {
+    let t = 0;
+    const b = createBuckets({ perMinute: 60, burst: 5, maxClients: 100 }, () => t);
+    for (let i = 0; i < 10_000; i++) {
+      b.take(`10.0.${i >> 8}.${i & 255}`);
+      t += 1;
+      expect(b.size()).toBeLessThanOrEqual(100);
+    }
+  });
+
+  it('idle buckets are evicted: once refilled to full they are dropped as later requests arrive', () => {
+    let t = 0;
+    const b = createBuckets({ perMinute: 60, burst: 2, maxClients: 1000 }, () => t);
+    for (let i = 0; i < 50; i++) b.take(`c${i}`);
+    expect(b.size()).toBe(50);
+    // Two tokens at one a second: after 2 s every bucket is full, the same as no bucket.
+    t += 2_000;
+    for (let i = 0; i < 30; i++) b.take('busy');
+    expect(b.size()).toBe(1);
+  });
+});
+
+describe('Load shedding: the quote slots', () => {
+  it('takes a slot per quote in flight, refuses one more with 503 and Retry-After, and gives slots back even on failure', async () => {
+    const guard = createEdgeGuard({ maxQuotesInFlight: 2, shedRetryAfterSeconds: 3, rateLimit: null });
+    const releases: Array<() => void> = [];
+    const hold = () =>
+      guard.quoteSlot({} as never, () => new Promise<void>((r) => releases.push(r)));
+    const a = hold();
+    const b = hold();
+    expect(guard.inFlight()).toBe(2);
+    await expect(guard.quoteSlot({} as never, async () => undefined)).rejects.toMatchObject({ status: 503, headers: { 'Retry-After': '3' } });
+    releases.forEach((r) => r());
+    await Promise.all([a, b]);
+    expect(guard.inFlight()).toBe(0);
+    await expect(guard.quoteSlot({} as never, async () => { throw new Error('boom'); })).rejects.toThrow('boom');
+    expect(guard.inFlight()).toBe(0);
+  });
+
+  it('a cap of 0 is no cap', async () => {
+    const guard = createEdgeGuard({ maxQuotesInFlight: 0, shedRetryAfterSeconds: 1, rateLimit: null });
+    const never = new Promise<void>(() => undefined);
+    for (let i = 0; i < 100; i++) void guard.quoteSlot({} as never, () => never);
+    expect(guard.inFlight()).toBe(100);
+  });
+});
