@@ -5,9 +5,10 @@
 // Usage: npm run bench:storage   (BENCH_MINUTES=10 BENCH_SAMPLE_S=30 BENCH_CONNECTIONS=4 BENCH_CLOCK_SPEED=60
 //        BENCH_RETENTION_MS=60000 by default; BENCH_MINUTES=1 BENCH_SAMPLE_S=10 for a short look)
 import autocannon from 'autocannon';
+import Database from 'better-sqlite3';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -99,12 +100,19 @@ async function main(): Promise<void> {
     }).catch(() => undefined);
   }, 1000);
   const rows: Array<Record<string, number>> = [];
+  const file = join(dataDir, 'router.sqlite');
+  const size = (f: string) => (existsSync(f) ? statSync(f).size / 2 ** 20 : 0);
+  const reader = new Database(file, { readonly: true, fileMustExist: true });
+  const storedQuotes = reader.prepare<[], { n: number }>("SELECT count(*) AS n FROM actors WHERE kind = 'quote'");
   const sample = () => {
     const bytes = dirBytes(dataDir);
     rows.push({
       'wall s': Math.round((Date.now() - started) / 1000),
       'service min': +(((Date.now() - started) * CLOCK_SPEED) / 60_000).toFixed(1),
       'quotes answered': answered,
+      'quotes stored': storedQuotes.get()!.n,
+      'router.sqlite MiB': +size(file).toFixed(2),
+      '-wal MiB': +size(`${file}-wal`).toFixed(2),
       'data dir MiB': +(bytes / 2 ** 20).toFixed(2),
     });
     console.log(JSON.stringify(rows.at(-1)));
@@ -115,6 +123,7 @@ async function main(): Promise<void> {
   clearInterval(sampler);
   clearInterval(clock);
   sample();
+  reader.close();
   child.kill('SIGTERM');
   await once(child, 'exit');
   rmSync(dataDir, { recursive: true, force: true });
