@@ -1,6 +1,9 @@
-// The guard alone: the token buckets of the rate limit (refill, Retry-After, bounded memory) and the quote slots.
+// The guard alone: the token buckets of the rate limit (refill, Retry-After, bounded memory), the quote slots, and
+// the configuration knobs of both.
 import { describe, expect, it } from 'vitest';
 import { createBuckets, createEdgeGuard } from '../../http/overload.js';
+import { loadConfig } from '../../src/config.js';
+import { ConfigError } from '../../src/errors.js';
 
 describe('Per-client rate limit: token buckets by remote address', () => {
   it('a new client may send the burst at once; the next request waits for one token (Retry-After in whole seconds)', () => {
@@ -72,4 +75,33 @@ describe('Load shedding: the quote slots', () => {
     for (let i = 0; i < 100; i++) void guard.quoteSlot({} as never, () => never);
     expect(guard.inFlight()).toBe(100);
   });
+});
+
+describe('Config: the overload and retention knobs', () => {
+  it('defaults: a cap of 64 quotes in flight, Retry-After 1 s, no rate limit, quotes kept 1 h after expiry, swept every minute', () => {
+    const c = loadConfig({});
+    expect(c.overload).toEqual({ maxQuotesInFlight: 64, shedRetryAfterSeconds: 1, rateLimit: null });
+    expect(c.retention).toEqual({ quoteRetentionMs: 3_600_000, sweepMs: 60_000 });
+  });
+
+  it('a rate sets the limit on, with its burst and client bound; 0 is off', () => {
+    expect(loadConfig({ ROUTER_RATE_LIMIT_PER_MINUTE: '120' }).overload.rateLimit).toEqual({ perMinute: 120, burst: 20, maxClients: 100_000 });
+    expect(loadConfig({ ROUTER_RATE_LIMIT_PER_MINUTE: '120', ROUTER_RATE_LIMIT_BURST: '5', ROUTER_RATE_LIMIT_CLIENTS: '10' }).overload.rateLimit)
+      .toEqual({ perMinute: 120, burst: 5, maxClients: 10 });
+    expect(loadConfig({ ROUTER_RATE_LIMIT_PER_MINUTE: '0' }).overload.rateLimit).toBeNull();
+  });
+
+  for (const [name, value] of [
+    ['ROUTER_MAX_QUOTES_IN_FLIGHT', '-1'],
+    ['ROUTER_SHED_RETRY_AFTER_S', '0'],
+    ['ROUTER_RATE_LIMIT_PER_MINUTE', 'lots'],
+    ['ROUTER_RATE_LIMIT_BURST', '0'],
+    ['ROUTER_QUOTE_RETENTION_MS', '1h'],
+    ['ROUTER_QUOTE_SWEEP_MS', '10'],
+  ] as const) {
+    it(`${name}=${JSON.stringify(value)} stops the start naming the variable`, () => {
+      expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
+      expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(name));
+    });
+  }
 });
