@@ -19,6 +19,8 @@ export interface EdgeGuardOptions {
   maxQuotesInFlight: number;
   /** Retry-After (seconds) of a shed quote. */
   shedRetryAfterSeconds: number;
+  /** Quotes are also shed while the event loop lags more than this (ms); 0 = never on lag. */
+  maxEventLoopDelayMs: number;
   /** null = no rate limit. */
   rateLimit: RateLimit | null;
   /** Milliseconds, monotonic enough for refills; defaults to performance.now. */
@@ -34,6 +36,8 @@ export interface EdgeGuard {
   inFlight(): number;
   /** Addresses with a bucket now (bounded by `maxClients`). */
   trackedClients(): number;
+  /** The event loop's recent lag (ms) as the shedding sees it; 0 when lag shedding is off. */
+  eventLoopDelayMs(): number;
 }
 
 /** Liveness probes must never be refused: a limited probe would get a healthy process killed. */
@@ -44,8 +48,11 @@ export function createEdgeGuard(opts: EdgeGuardOptions): EdgeGuard {
   const cap = opts.maxQuotesInFlight;
   let inFlight = 0;
 
+  const lag = opts.maxEventLoopDelayMs > 0 ? createLagMeter(now) : null;
   const quoteSlot: Koa.Middleware = async (_ctx, next) => {
-    if (cap > 0 && inFlight >= cap) {
+    // The cap bounds what waits on venues; the lag bounds what waits on the CPU, which the cap cannot see: with instant
+    // venues a few dozen quotes already keep the loop busy for seconds, and /health waits behind them.
+    if ((cap > 0 && inFlight >= cap) || (lag !== null && lag.delayMs() > opts.maxEventLoopDelayMs)) {
       throw new HttpError(503, `The router is answering as many quotes as it can; retry in ${opts.shedRetryAfterSeconds} s.`, {
         'Retry-After': String(opts.shedRetryAfterSeconds),
       });
@@ -69,11 +76,32 @@ export function createEdgeGuard(opts: EdgeGuardOptions): EdgeGuard {
     await next();
   };
 
-  return { quoteSlot, rateLimit, inFlight: () => inFlight, trackedClients: () => buckets?.size() ?? 0 };
+  return { quoteSlot, rateLimit, inFlight: () => inFlight, trackedClients: () => buckets?.size() ?? 0, eventLoopDelayMs: () => lag?.delayMs() ?? 0 };
+}
+
+/** How late a timer that should fire every LAG_TICK_MS runs, as the least late of the last LAG_TICKS ticks: a loop
+ *  kept busy makes every tick late (and /health's answer with them), while one pause (a GC, a compile) makes one tick
+ *  late and sheds nothing. */
+const LAG_TICK_MS = 20;
+const LAG_TICKS = 5;
+
+function createLagMeter(now: () => number): { delayMs(): number } {
+  let last = now();
+  const lags: number[] = new Array<number>(LAG_TICKS).fill(0);
+  let i = 0;
+  const timer = setInterval(() => {
+    const t = now();
+    lags[i] = Math.max(0, t - last - LAG_TICK_MS);
+    i = (i + 1) % LAG_TICKS;
+    last = t;
+  }, LAG_TICK_MS);
+  // The meter never keeps a process alive (tests, a draining service).
+  timer.unref();
+  return { delayMs: () => Math.min(...lags) };
 }
 
 /** No cap and no limit: apps built without a guard (tests, tools) behave as before. */
-export const UNGUARDED: EdgeGuard = createEdgeGuard({ maxQuotesInFlight: 0, shedRetryAfterSeconds: 1, rateLimit: null });
+export const UNGUARDED: EdgeGuard = createEdgeGuard({ maxQuotesInFlight: 0, shedRetryAfterSeconds: 1, maxEventLoopDelayMs: 0, rateLimit: null });
 
 interface Bucket {
   tokens: number;
