@@ -1,8 +1,9 @@
 // Overload benchmark: quote throughput and `GET /health` latency (p50/p99) while 1×, 2× and 4× the shedding cap of
-// connections send `fast` quotes with instant venues (the CPU-bound case: nothing waits on a venue), and the same 4×
-// load with shedding off (ROUTER_MAX_QUOTES_IN_FLIGHT=0) as the same-run baseline. /health is probed from its own
+// connections send `fast` quotes with instant venues (the CPU-bound case: nothing waits on a venue), with the default
+// shedding (cap and event loop lag), then the same 4× load with the cap alone (lag shedding off) and with no shedding
+// at all as the same-run baselines. /health is probed from its own
 // process (one request at a time, every BENCH_PROBE_MS), so the load generator's own event loop does not count.
-// Usage: npm run bench:overload   (BENCH_CAP=64 BENCH_SECONDS=10 BENCH_ROUNDS=3 BENCH_PROBE_MS=50 by default)
+// Usage: npm run bench:overload   (BENCH_CAP=64 BENCH_LAG_MS=40 BENCH_SECONDS=10 BENCH_ROUNDS=3 BENCH_PROBE_MS=50 by default)
 import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -15,39 +16,8 @@ const CAP = Number(process.env.BENCH_CAP ?? 64);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const PROBE_MS = Number(process.env.BENCH_PROBE_MS ?? 50);
+const LAG_MS = Number(process.env.BENCH_LAG_MS ?? 40);
 const QUOTE = { from: 'base.usdc', to: 'arbitrum.usdc', from_amount: '2500', quote_mode: 'fast', return_full_route: false };
-
-const mode = process.argv[2];
-if (mode === 'serve') {
-  const { loadConfig } = await import('../src/config.js');
-  const { createLogger } = await import('../src/log.js');
-  const { createEmbeddedService } = await import('../src/service.js');
-  const config = loadConfig({ ...process.env, ROUTER_LOG_LEVEL: 'silent', ROUTER_DEV_LISTENER: 'off' });
-  const service = await createEmbeddedService(config, { logger: createLogger('silent') });
-  const server = service.appA.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const addr = server.address();
-  process.stdout.write(JSON.stringify({ port: typeof addr === 'object' && addr ? addr.port : 0 }) + '\n');
-  process.on('SIGTERM', () => {
-    server.closeAllConnections();
-    void service.close().then(() => process.exit(0));
-  });
-} else if (mode === 'probe') {
-  // GET /health one at a time for the given ms; prints every latency (ms) as one JSON array.
-  const [port, ms] = [Number(process.argv[3]), Number(process.argv[4])];
-  const until = Date.now() + ms;
-  const lat: number[] = [];
-  while (Date.now() < until) {
-    const t0 = performance.now();
-    const res = await fetch(`http://127.0.0.1:${port}/health`);
-    await res.text();
-    lat.push(performance.now() - t0);
-    await new Promise((r) => setTimeout(r, PROBE_MS));
-  }
-  process.stdout.write(JSON.stringify(lat) + '\n');
-} else {
-  await main();
-}
 
 async function child(args: string[], env: Record<string, string> = {}): Promise<{ proc: ChildProcess; line: Promise<string> }> {
   const proc = spawn(process.execPath, ['--import', 'tsx', 'bench/overload.ts', ...args], {
@@ -104,32 +74,39 @@ async function round(port: number, connections: number): Promise<Round> {
 }
 
 async function main(): Promise<void> {
-  const cases: Array<{ name: string; cap: number; connections: number }> = [
-    { name: 'idle (no load)', cap: CAP, connections: 0 },
-    { name: '1× cap', cap: CAP, connections: CAP },
-    { name: '2× cap', cap: CAP, connections: 2 * CAP },
-    { name: '4× cap', cap: CAP, connections: 4 * CAP },
-    { name: '4× cap, shedding off (baseline)', cap: 0, connections: 4 * CAP },
+  // Each shedding setting is its own service process: [cap, lag threshold ms].
+  const settings = { default: [CAP, LAG_MS], capOnly: [CAP, 0], off: [0, 0] } as const;
+  type Setting = keyof typeof settings;
+  const cases: Array<{ name: string; setting: Setting; connections: number }> = [
+    { name: 'idle (no load)', setting: 'default', connections: 0 },
+    { name: '1× cap', setting: 'default', connections: CAP },
+    { name: '2× cap', setting: 'default', connections: 2 * CAP },
+    { name: '4× cap', setting: 'default', connections: 4 * CAP },
+    { name: '4× cap, cap only (lag shedding off)', setting: 'capOnly', connections: 4 * CAP },
+    { name: '4× cap, no shedding (baseline)', setting: 'off', connections: 4 * CAP },
   ];
   const results = new Map<string, Round[]>(cases.map((c) => [c.name, []]));
-  const services = new Map<number, { proc: ChildProcess; port: number; dir: string }>();
-  for (const cap of new Set(cases.map((c) => c.cap))) {
+  const services = new Map<Setting, { proc: ChildProcess; port: number; dir: string }>();
+  for (const [setting, [cap, lag]] of Object.entries(settings) as Array<[Setting, readonly [number, number]]>) {
     const dir = mkdtempSync(join(tmpdir(), 'router-overload-'));
     const svc = await child(['serve'], {
       ROUTER_DATA_DIR: dir,
       ROUTER_SIM_LATENCY_SCALE: '0',
       ROUTER_SIM_FAILURES: 'off',
       ROUTER_MAX_QUOTES_IN_FLIGHT: String(cap),
+      ROUTER_SHED_EVENT_LOOP_DELAY_MS: String(lag),
     });
     const { port } = JSON.parse(await svc.line) as { port: number };
-    services.set(cap, { proc: svc.proc, port, dir });
+    services.set(setting, { proc: svc.proc, port, dir });
   }
   try {
     // Warm both services (JIT, SQLite pages) before the first measured round.
     for (const s of services.values()) await round(s.port, 10);
+    process.stderr.write('warmed up\n');
     for (let i = 0; i < ROUNDS; i++) {
       for (const c of cases) {
-        const s = services.get(c.cap)!;
+        const s = services.get(c.setting)!;
+        process.stderr.write(`round ${i + 1}: ${c.name}\n`);
         if (c.connections === 0) {
           const probe = await child(['probe', String(s.port), String(SECONDS * 1000)]);
           const lat = JSON.parse(await probe.line) as number[];
@@ -164,6 +141,38 @@ async function main(): Promise<void> {
       errors: rs.reduce((n, r) => n + r.errors, 0),
     };
   });
-  console.log(`\nShedding cap ${CAP} quotes in flight, fast quotes, instant venues, ${ROUNDS} rounds × ${SECONDS} s, medians:`);
+  console.log(`\nShedding cap ${CAP} quotes in flight, lag threshold ${LAG_MS} ms, fast quotes, instant venues, ${ROUNDS} rounds × ${SECONDS} s, medians:`);
   console.table(rows);
+}
+
+const mode = process.argv[2];
+if (mode === 'serve') {
+  const { loadConfig } = await import('../src/config.js');
+  const { createLogger } = await import('../src/log.js');
+  const { createEmbeddedService } = await import('../src/service.js');
+  const config = loadConfig({ ...process.env, ROUTER_LOG_LEVEL: 'silent', ROUTER_DEV_LISTENER: 'off' });
+  const service = await createEmbeddedService(config, { logger: createLogger('silent') });
+  const server = service.appA.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const addr = server.address();
+  process.stdout.write(JSON.stringify({ port: typeof addr === 'object' && addr ? addr.port : 0 }) + '\n');
+  process.on('SIGTERM', () => {
+    server.closeAllConnections();
+    void service.close().then(() => process.exit(0));
+  });
+} else if (mode === 'probe') {
+  // GET /health one at a time for the given ms; prints every latency (ms) as one JSON array.
+  const [port, ms] = [Number(process.argv[3]), Number(process.argv[4])];
+  const until = Date.now() + ms;
+  const lat: number[] = [];
+  while (Date.now() < until) {
+    const t0 = performance.now();
+    const res = await fetch(`http://127.0.0.1:${port}/health`);
+    await res.text();
+    lat.push(performance.now() - t0);
+    await new Promise((r) => setTimeout(r, PROBE_MS));
+  }
+  process.stdout.write(JSON.stringify(lat) + '\n');
+} else {
+  await main();
 }
