@@ -19,14 +19,16 @@ const PROBE_MS = Number(process.env.BENCH_PROBE_MS ?? 50);
 const LAG_MS = Number(process.env.BENCH_LAG_MS ?? 40);
 const QUOTE = { from: 'base.usdc', to: 'arbitrum.usdc', from_amount: '2500', quote_mode: 'fast', return_full_route: false };
 
-async function child(args: string[], env: Record<string, string> = {}): Promise<{ proc: ChildProcess; line: Promise<string> }> {
+async function child(args: string[], env: Record<string, string> = {}): Promise<{ proc: ChildProcess; line: Promise<string>; exited: Promise<unknown> }> {
   const proc = spawn(process.execPath, ['--import', 'tsx', 'bench/overload.ts', ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const rl = createInterface({ input: proc.stdout! });
   const line = once(rl, 'line').then(([l]) => l as string);
-  return { proc, line };
+  // Listened for at once: a probe may have exited before its caller gets to wait for it.
+  const exited = once(proc, 'exit');
+  return { proc, line, exited };
 }
 
 const pct = (xs: number[], p: number) => {
@@ -61,7 +63,7 @@ async function round(port: number, connections: number): Promise<Round> {
     });
   });
   const lat = JSON.parse(await probe.line) as number[];
-  await once(probe.proc, 'exit');
+  await probe.exited;
   return {
     ok: ok / SECONDS,
     shed: shed / SECONDS,
@@ -86,7 +88,7 @@ async function main(): Promise<void> {
     { name: '4× cap, no shedding (baseline)', setting: 'off', connections: 4 * CAP },
   ];
   const results = new Map<string, Round[]>(cases.map((c) => [c.name, []]));
-  const services = new Map<Setting, { proc: ChildProcess; port: number; dir: string }>();
+  const services = new Map<Setting, { proc: ChildProcess; exited: Promise<unknown>; port: number; dir: string }>();
   for (const [setting, [cap, lag]] of Object.entries(settings) as Array<[Setting, readonly [number, number]]>) {
     const dir = mkdtempSync(join(tmpdir(), 'router-overload-'));
     const svc = await child(['serve'], {
@@ -97,7 +99,7 @@ async function main(): Promise<void> {
       ROUTER_SHED_EVENT_LOOP_DELAY_MS: String(lag),
     });
     const { port } = JSON.parse(await svc.line) as { port: number };
-    services.set(setting, { proc: svc.proc, port, dir });
+    services.set(setting, { proc: svc.proc, exited: svc.exited, port, dir });
   }
   try {
     // Warm both services (JIT, SQLite pages) before the first measured round.
@@ -110,7 +112,7 @@ async function main(): Promise<void> {
         if (c.connections === 0) {
           const probe = await child(['probe', String(s.port), String(SECONDS * 1000)]);
           const lat = JSON.parse(await probe.line) as number[];
-          await once(probe.proc, 'exit');
+          await probe.exited;
           results.get(c.name)!.push({ ok: 0, shed: 0, other: 0, errors: 0, healthP50: pct(lat, 50), healthP99: pct(lat, 99), healthMax: Math.max(...lat) });
         } else {
           results.get(c.name)!.push(await round(s.port, c.connections));
@@ -122,7 +124,7 @@ async function main(): Promise<void> {
   } finally {
     for (const s of services.values()) {
       s.proc.kill('SIGTERM');
-      await once(s.proc, 'exit');
+      await s.exited;
       rmSync(s.dir, { recursive: true, force: true });
     }
   }

@@ -4,9 +4,8 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type Koa from 'koa';
-import type { EdgeGuard } from '../http/overload.js';
 import { createDepositFeed, createQuoteJanitor, createRuntime, orderKind, quoteKind, type AnyActorKindSpec, type DepositFeed, type Runtime } from '../actors/index.js';
-import { createApp, createAppB, createAppC, createDevApp, createEdgeGuard, loadOrCreateGatewaySecret } from '../http/index.js';
+import { createApp, createAppB, createAppC, createDevApp, createEdgeGuard, loadOrCreateGatewaySecret, type EdgeGuard } from '../http/index.js';
 import type { Chains, SimChains } from './chains/types.js';
 import { createInProcessBus } from './bus/index.js';
 import type { Bus } from './bus/types.js';
