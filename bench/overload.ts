@@ -17,6 +17,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const PROBE_MS = Number(process.env.BENCH_PROBE_MS ?? 50);
 const LAG_MS = Number(process.env.BENCH_LAG_MS ?? 40);
+const PER_TURN = Number(process.env.BENCH_PER_TURN ?? 8);
 const QUOTE = { from: 'base.usdc', to: 'arbitrum.usdc', from_amount: '2500', quote_mode: 'fast', return_full_route: false };
 
 async function child(args: string[], env: Record<string, string> = {}): Promise<{ proc: ChildProcess; line: Promise<string>; exited: Promise<unknown> }> {
@@ -76,20 +77,22 @@ async function round(port: number, connections: number): Promise<Round> {
 }
 
 async function main(): Promise<void> {
-  // Each shedding setting is its own service process: [cap, lag threshold ms].
-  const settings = { default: [CAP, LAG_MS], capOnly: [CAP, 0], off: [0, 0] } as const;
+  // Each shedding setting is its own service process: [cap, lag threshold ms, admissions per loop turn].
+  const settings = { default: [CAP, LAG_MS, 0], perTurn: [CAP, LAG_MS, PER_TURN], capOnly: [CAP, 0, 0], off: [0, 0, 0] } as const;
   type Setting = keyof typeof settings;
   const cases: Array<{ name: string; setting: Setting; connections: number }> = [
     { name: 'idle (no load)', setting: 'default', connections: 0 },
     { name: '1× cap', setting: 'default', connections: CAP },
     { name: '2× cap', setting: 'default', connections: 2 * CAP },
     { name: '4× cap', setting: 'default', connections: 4 * CAP },
+    { name: `1× cap, + ${PER_TURN} admissions per turn`, setting: 'perTurn', connections: CAP },
+    { name: `4× cap, + ${PER_TURN} admissions per turn`, setting: 'perTurn', connections: 4 * CAP },
     { name: '4× cap, cap only (lag shedding off)', setting: 'capOnly', connections: 4 * CAP },
     { name: '4× cap, no shedding (baseline)', setting: 'off', connections: 4 * CAP },
   ];
   const results = new Map<string, Round[]>(cases.map((c) => [c.name, []]));
   const services = new Map<Setting, { proc: ChildProcess; exited: Promise<unknown>; port: number; dir: string }>();
-  for (const [setting, [cap, lag]] of Object.entries(settings) as Array<[Setting, readonly [number, number]]>) {
+  for (const [setting, [cap, lag, perTurn]] of Object.entries(settings) as Array<[Setting, readonly [number, number, number]]>) {
     const dir = mkdtempSync(join(tmpdir(), 'router-overload-'));
     const svc = await child(['serve'], {
       ROUTER_DATA_DIR: dir,
@@ -97,6 +100,7 @@ async function main(): Promise<void> {
       ROUTER_SIM_FAILURES: 'off',
       ROUTER_MAX_QUOTES_IN_FLIGHT: String(cap),
       ROUTER_SHED_EVENT_LOOP_DELAY_MS: String(lag),
+      ROUTER_SHED_ADMISSIONS_PER_TURN: String(perTurn),
     });
     const { port } = JSON.parse(await svc.line) as { port: number };
     services.set(setting, { proc: svc.proc, exited: svc.exited, port, dir });

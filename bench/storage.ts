@@ -21,29 +21,6 @@ const RETENTION_MS = Number(process.env.BENCH_RETENTION_MS ?? 60_000);
 
 const QUOTE = { from: 'bitcoin.btc', to: 'arbitrum.usdc', from_amount: '0.5', return_full_route: true, include_candidates: true };
 
-if (process.argv[2] === 'serve') {
-  // The child: the embedded service on free loopback ports, its Family A and dev listener ports on stdout.
-  const { loadConfig } = await import('../src/config.js');
-  const { createLogger } = await import('../src/log.js');
-  const { createEmbeddedService } = await import('../src/service.js');
-  const config = loadConfig({ ...process.env, ROUTER_LOG_LEVEL: 'silent' });
-  const service = await createEmbeddedService(config, { logger: createLogger('silent') });
-  const port = async (app: typeof service.appA) => {
-    const server = app.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    const addr = server.address();
-    return typeof addr === 'object' && addr ? addr.port : 0;
-  };
-  const a = await port(service.appA);
-  const dev = await port(service.devApp!);
-  process.stdout.write(JSON.stringify({ port: a, devPort: dev }) + '\n');
-  process.on('SIGTERM', () => {
-    void service.close().then(() => process.exit(0));
-  });
-} else {
-  await main();
-}
-
 function dirBytes(dir: string): number {
   let total = 0;
   for (const e of readdirSync(dir, { withFileTypes: true })) {
@@ -133,4 +110,27 @@ async function main(): Promise<void> {
       `service clock ×${CLOCK_SPEED}, ROUTER_QUOTE_RETENTION_MS=${RETENTION_MS}; ${answered} quotes answered, ${failed} not 200:`,
   );
   console.table(rows);
+}
+
+if (process.argv[2] === 'serve') {
+  // The child: the embedded service on free loopback ports, its Family A and dev listener ports on stdout.
+  const { loadConfig } = await import('../src/config.js');
+  const { createLogger } = await import('../src/log.js');
+  const { createEmbeddedService } = await import('../src/service.js');
+  const config = loadConfig({ ...process.env, ROUTER_LOG_LEVEL: 'silent' });
+  const service = await createEmbeddedService(config, { logger: createLogger('silent') });
+  const port = async (app: typeof service.appA) => {
+    const server = app.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const addr = server.address();
+    return typeof addr === 'object' && addr ? addr.port : 0;
+  };
+  const a = await port(service.appA);
+  const dev = await port(service.devApp!);
+  process.stdout.write(JSON.stringify({ port: a, devPort: dev }) + '\n');
+  process.on('SIGTERM', () => {
+    void service.close().then(() => process.exit(0));
+  });
+} else {
+  await main();
 }

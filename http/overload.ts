@@ -21,6 +21,8 @@ export interface EdgeGuardOptions {
   shedRetryAfterSeconds: number;
   /** Quotes are also shed while the event loop lags more than this (ms); 0 = never on lag. */
   maxEventLoopDelayMs: number;
+  /** Quotes admitted in one turn of the event loop at most; 0 = no bound. */
+  maxAdmissionsPerTurn: number;
   /** null = no rate limit. */
   rateLimit: RateLimit | null;
   /** Milliseconds, monotonic enough for refills; defaults to performance.now. */
@@ -49,15 +51,27 @@ export function createEdgeGuard(opts: EdgeGuardOptions): EdgeGuard {
   let inFlight = 0;
 
   const lag = opts.maxEventLoopDelayMs > 0 ? createLagMeter(now) : null;
+  const perTurn = opts.maxAdmissionsPerTurn;
+  let admittedThisTurn = 0;
   const quoteSlot: Koa.Middleware = async (_ctx, next) => {
     // The cap bounds what waits on venues; the lag bounds what waits on the CPU, which the cap cannot see: with instant
-    // venues a few dozen quotes already keep the loop busy for seconds, and /health waits behind them.
-    if ((cap > 0 && inFlight >= cap) || (lag !== null && lag.delayMs() > opts.maxEventLoopDelayMs)) {
+    // venues a few dozen quotes already keep the loop busy for seconds, and /health waits behind them. The lag shows
+    // only once the loop has turned, so a burst that arrives in one turn is bounded per turn.
+    if (
+      (cap > 0 && inFlight >= cap) ||
+      (lag !== null && lag.delayMs() > opts.maxEventLoopDelayMs) ||
+      (perTurn > 0 && admittedThisTurn >= perTurn)
+    ) {
       throw new HttpError(503, `The router is answering as many quotes as it can; retry in ${opts.shedRetryAfterSeconds} s.`, {
         'Retry-After': String(opts.shedRetryAfterSeconds),
       });
     }
     inFlight += 1;
+    if (perTurn > 0 && admittedThisTurn++ === 0) {
+      setImmediate(() => {
+        admittedThisTurn = 0;
+      });
+    }
     try {
       await next();
     } finally {
@@ -101,7 +115,7 @@ function createLagMeter(now: () => number): { delayMs(): number } {
 }
 
 /** No cap and no limit: apps built without a guard (tests, tools) behave as before. */
-export const UNGUARDED: EdgeGuard = createEdgeGuard({ maxQuotesInFlight: 0, shedRetryAfterSeconds: 1, maxEventLoopDelayMs: 0, rateLimit: null });
+export const UNGUARDED: EdgeGuard = createEdgeGuard({ maxQuotesInFlight: 0, shedRetryAfterSeconds: 1, maxEventLoopDelayMs: 0, maxAdmissionsPerTurn: 0, rateLimit: null });
 
 interface Bucket {
   tokens: number;

@@ -123,6 +123,10 @@ export interface Config {
     /** ROUTER_SHED_EVENT_LOOP_DELAY_MS, default 40 (0 = off): quotes are also shed while the event loop is kept
      *  later than this (the least late of its last five 20 ms ticks). */
     maxEventLoopDelayMs: number;
+    /** ROUTER_SHED_ADMISSIONS_PER_TURN, default 0 = no bound: quotes admitted in one turn of the event loop at most;
+     *  a burst beyond it (many connections sending at once) is shed before its CPU work can pile up. Off by default:
+     *  on an idle machine it would also refuse a burst of clients the process could serve. */
+    maxAdmissionsPerTurn: number;
     /** Per-client token bucket by remote address, null when off (ROUTER_RATE_LIMIT_PER_MINUTE unset or 0, the
      *  default): requests per minute refilled, ROUTER_RATE_LIMIT_BURST (default 20) held at most,
      *  ROUTER_RATE_LIMIT_CLIENTS (default 100000) addresses tracked at most. Beyond it: 429 with Retry-After. */
@@ -328,6 +332,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxQuotesInFlight: int(env, 'ROUTER_MAX_QUOTES_IN_FLIGHT', 64, 0, 1_000_000),
       shedRetryAfterSeconds: int(env, 'ROUTER_SHED_RETRY_AFTER_S', 1, 1, 3600),
       maxEventLoopDelayMs: int(env, 'ROUTER_SHED_EVENT_LOOP_DELAY_MS', 40, 0, 60_000),
+      maxAdmissionsPerTurn: int(env, 'ROUTER_SHED_ADMISSIONS_PER_TURN', 0, 0, 1_000_000),
       rateLimit: rateLimitConfig(env),
     },
     retention: {

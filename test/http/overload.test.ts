@@ -68,6 +68,7 @@ describe('Load shedding: quotes beyond the cap in flight answer 503 at once; /he
     svc = await startService({
       ROUTER_MAX_QUOTES_IN_FLIGHT: String(CAP),
       ROUTER_SHED_EVENT_LOOP_DELAY_MS: '0',
+      ROUTER_SHED_ADMISSIONS_PER_TURN: '0',
       ROUTER_SIM_LATENCY_SCALE: '10',
       ROUTER_DEADLINE_FAST_MS: '1500',
       ROUTER_DEADLINE_OPTIMAL_MS: '1500',
