@@ -6,4 +6,5 @@ export { orderKind, orderView, FEES_ACCOUNT, type OrderKindDeps } from './kinds/
 export { createDepositFeed, depositAddressEntry, type DepositFeed, type DepositFeedDeps } from './deposit-feed.js';
 export { createLeaseManager, openLeaseBucket, LEASE_BUCKET, type LeaseManager, type LeaseManagerDeps } from './leases.js';
 export type { ShardDirectory, ShardLease, WorkerInfo } from './shard-directory.js';
+export { createQuoteJanitor, UNBOUND_QUOTE_STATES, type QuoteJanitor, type QuoteJanitorOptions } from './janitor.js';
 export { createAdminService, type AdminService, type AdminServiceDeps } from './admin.js';

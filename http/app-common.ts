@@ -2,6 +2,7 @@
 // (thrown or routed) into the family's envelope, and the routing misses (404, 405 with Allow, 501).
 import type { Router } from '@koa/router';
 import type Koa from 'koa';
+import type { Logger } from 'pino';
 import { HttpError } from './http-error.js';
 import { edgeState } from './request-id.js';
 
@@ -53,4 +54,45 @@ function routingMiss(ctx: Koa.Context): void {
   if (ctx.status === 405) throw new HttpError(405, `Method ${ctx.method} is not allowed on ${path}; use ${allow}.`, { Allow: allow });
   if (ctx.status === 501) throw new HttpError(501, `Method ${ctx.method} is not implemented.`);
   if (ctx.status === 404) throw new HttpError(404, `No resource at ${ctx.method} ${path}.`);
+}
+
+/** Bytes of a client's unparsable input a log line shows at most. */
+export const LOGGED_INPUT_BYTES = 256;
+
+/**
+ * The app's `error` event: what the envelope could not answer. Most often a client's bytes after its request that are
+ * no HTTP (Node's parser fails on the socket once the answer is written): that is the client's fault, not ours, so
+ * it is one warn line with the parser's code and the first LOGGED_INPUT_BYTES of the input as text, whatever the
+ * client sent. Anything else is an error with its cause.
+ */
+export function appErrorLogger(logger: Logger, family: string): (err: unknown) => void {
+  return (err) => {
+    const parse = parseErrorOf(err);
+    if (parse) logger.warn({ family, client_error: parse }, 'unparsable input from a client');
+    else logger.error({ err, family }, 'unhandled error in the app');
+  };
+}
+
+export interface ClientParseError {
+  code: string;
+  reason: string;
+  /** Bytes of the input the parser failed on (counted; only `input` is shown). */
+  bytes: number;
+  /** The start of what the client sent, as text (non-printable bytes escaped), at most LOGGED_INPUT_BYTES bytes. */
+  input: string;
+  truncated: boolean;
+}
+
+/** Node's HTTP parser errors carry an `HPE_*` code and the raw bytes (`rawPacket`), which a logger would write whole. */
+export function parseErrorOf(err: unknown): ClientParseError | null {
+  if (!(err instanceof Error) || !('code' in err) || typeof err.code !== 'string' || !err.code.startsWith('HPE_')) return null;
+  const raw = 'rawPacket' in err && Buffer.isBuffer(err.rawPacket) ? err.rawPacket : Buffer.alloc(0);
+  const shown = raw.subarray(0, LOGGED_INPUT_BYTES);
+  return {
+    code: err.code,
+    reason: 'reason' in err && typeof err.reason === 'string' ? err.reason.slice(0, 128) : err.message.slice(0, 128),
+    bytes: raw.length,
+    input: shown.toString('latin1').replace(/[^\x20-\x7e]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`),
+    truncated: raw.length > shown.length,
+  };
 }

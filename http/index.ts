@@ -7,3 +7,4 @@ export { createAppC, familyCOpenApi, FAMILY_C_VERSION, type FamilyCDeps } from '
 export { HttpError } from './http-error.js';
 export { REQUEST_ID_HEADER, acceptRequestId } from './request-id.js';
 export { createDevApp, type DevDeps } from './dev/app.js';
+export { createEdgeGuard, UNGUARDED, type EdgeGuard, type EdgeGuardOptions, type RateLimit } from './overload.js';

@@ -26,11 +26,15 @@ const errorAnswer = (description: string, example?: unknown) => jsonAnswer(descr
 export const COMMON_ERROR_ANSWERS: Readonly<Record<string, JsonSchema>> = {
   '404': errorAnswer('No such path (`not_found`).', envelopeExample('not_found', 'No resource at GET /nope.')),
   '405': errorAnswer('The path exists but not with this method (`method_not_allowed`); `Allow` lists the methods.'),
+  '429': errorAnswer(
+    'Too many requests from this address (`rate_limited`; only when the operator sets a rate limit); retry after `Retry-After` seconds.',
+    envelopeExample('rate_limited', 'Too many requests from this address; retry in 1 s.'),
+  ),
   '500': errorAnswer(
     'Something failed (`internal`); `details.requestId` is the id to report. Never a stack.',
     envelopeExample('internal', 'Something failed on our side (request id 3f2c…).', { requestId: '3f2c…' }),
   ),
-  '503': errorAnswer('Unavailable for a moment (`unavailable`); retry after `Retry-After` seconds.'),
+  '503': errorAnswer('Unavailable for a moment, or answering as many quotes as it can (`unavailable`); retry after `Retry-After` seconds.'),
 };
 
 /** What an operation with a JSON body can answer about the body: 400 (with the family's own example), 413, 415. */

@@ -120,6 +120,28 @@ export interface Config {
   /** Prometheus metrics (GET /metrics). Embedded mode serves them on the dev listener; a worker or an edge on its own
    *  port, ROUTER_METRICS_PORT (default 9464; 0 = any free port; `off` = not served), on ROUTER_HOST. */
   metrics: { port: number | null };
+  /** What one process takes before it refuses work, so a flood cannot starve `/health` or the answers in flight. */
+  overload: {
+    /** ROUTER_MAX_QUOTES_IN_FLIGHT, default 64 (0 = no cap): POST /quote requests of all families in flight in this
+     *  process (embedded service or edge); one more is answered at once with 503 and Retry-After. */
+    maxQuotesInFlight: number;
+    /** ROUTER_SHED_RETRY_AFTER_S, default 1: the Retry-After (seconds) of a shed quote. */
+    shedRetryAfterSeconds: number;
+    /** ROUTER_SHED_EVENT_LOOP_DELAY_MS, default 40 (0 = off): quotes are also shed while the event loop is kept
+     *  later than this (the least late of its last five 20 ms ticks). */
+    maxEventLoopDelayMs: number;
+    /** ROUTER_SHED_ADMISSIONS_PER_TURN, default 0 = no bound: quotes admitted in one turn of the event loop at most;
+     *  a burst beyond it (many connections sending at once) is shed before its CPU work can pile up. Off by default:
+     *  on an idle machine it would also refuse a burst of clients the process could serve. */
+    maxAdmissionsPerTurn: number;
+    /** Per-client token bucket by remote address, null when off (ROUTER_RATE_LIMIT_PER_MINUTE unset or 0, the
+     *  default): requests per minute refilled, ROUTER_RATE_LIMIT_BURST (default 20) held at most,
+     *  ROUTER_RATE_LIMIT_CLIENTS (default 100000) addresses tracked at most. Beyond it: 429 with Retry-After. */
+    rateLimit: { perMinute: number; burst: number; maxClients: number } | null;
+  };
+  /** Quotes never bound to an order leave the store ROUTER_QUOTE_RETENTION_MS (default 3600000) after they expire,
+   *  swept every ROUTER_QUOTE_SWEEP_MS (default 60000). A bound quote is kept: its order needs it. */
+  retention: { quoteRetentionMs: number; sweepMs: number };
   /** Real EVM chains: every chain absent from `rpc` stays on the simulated ledger. */
   evm: {
     /** ROUTER_EVM_RPC_<CHAIN> (e.g. ROUTER_EVM_RPC_BASE), an http(s) JSON-RPC URL per registry EVM chain. */
@@ -340,8 +362,28 @@ export function loadConfig(env: Env = process.env): Config {
       shortfallToleranceBps: int(env, 'ROUTER_ORDER_SHORTFALL_TOLERANCE_BPS', 100, 0, 10_000),
     },
     metrics: { port: metricsPort(env) },
+    overload: {
+      maxQuotesInFlight: int(env, 'ROUTER_MAX_QUOTES_IN_FLIGHT', 64, 0, 1_000_000),
+      shedRetryAfterSeconds: int(env, 'ROUTER_SHED_RETRY_AFTER_S', 1, 1, 3600),
+      maxEventLoopDelayMs: int(env, 'ROUTER_SHED_EVENT_LOOP_DELAY_MS', 40, 0, 60_000),
+      maxAdmissionsPerTurn: int(env, 'ROUTER_SHED_ADMISSIONS_PER_TURN', 0, 0, 1_000_000),
+      rateLimit: rateLimitConfig(env),
+    },
+    retention: {
+      quoteRetentionMs: int(env, 'ROUTER_QUOTE_RETENTION_MS', 3_600_000, 0, 365 * 86_400_000),
+      sweepMs: int(env, 'ROUTER_QUOTE_SWEEP_MS', 60_000, 100, 86_400_000),
+    },
     evm: evmConfig(env),
   };
+}
+
+/** Off unless a rate is given: the peers this API mirrors allow about 120 requests a minute, but a router behind a
+ *  proxy sees one address for every client, so the operator must choose. */
+function rateLimitConfig(env: Env): Config['overload']['rateLimit'] {
+  const perMinute = int(env, 'ROUTER_RATE_LIMIT_PER_MINUTE', 0, 0, 6_000_000);
+  const burst = int(env, 'ROUTER_RATE_LIMIT_BURST', 20, 1, 1_000_000);
+  const maxClients = int(env, 'ROUTER_RATE_LIMIT_CLIENTS', 100_000, 1, 10_000_000);
+  return perMinute === 0 ? null : { perMinute, burst, maxClients };
 }
 
 /**

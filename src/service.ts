@@ -4,8 +4,8 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type Koa from 'koa';
-import { createDepositFeed, createRuntime, depositAddressEntry, orderKind, quoteKind, type AnyActorKindSpec, type DepositFeed, type Runtime } from '../actors/index.js';
-import { createApp, createAppB, createAppC, createDevApp, loadOrCreateGatewaySecret } from '../http/index.js';
+import { createDepositFeed, createQuoteJanitor, createRuntime, depositAddressEntry, orderKind, quoteKind, type AnyActorKindSpec, type DepositFeed, type Runtime } from '../actors/index.js';
+import { createApp, createAppB, createAppC, createDevApp, createEdgeGuard, loadOrCreateGatewaySecret, type EdgeGuard } from '../http/index.js';
 import type { Chains, SimChains } from './chains/types.js';
 import { createInProcessBus } from './bus/index.js';
 import type { Bus } from './bus/types.js';
@@ -32,6 +32,8 @@ export interface EmbeddedService {
   appC: Koa;
   /** The dev listener's app (simulated deposits, clock); null when ROUTER_DEV_LISTENER=off. Listen on loopback only. */
   devApp: Koa | null;
+  /** The load shedding and rate limit the three apps share. */
+  guard: EdgeGuard;
   chains: Chains;
   deposits: DepositFeed;
   bus: Bus;
@@ -142,7 +144,13 @@ export async function createEmbeddedService(
   const stopServing = await bus.serve(runtime.handle);
   runtime.start();
   deposits.start(config.depositPollMs);
-  const appA = createApp({ bus, logger: opts.logger, newId: opts.newId ?? randomUUID, bodyLimitBytes: config.bodyLimitBytes });
+  const janitor = createQuoteJanitor({
+    store, clock, logger: opts.logger, retentionMs: config.retention.quoteRetentionMs, idleMs: config.cluster.idleMs, everyMs: config.retention.sweepMs,
+  });
+  janitor.start();
+  // One guard for the three families: the cap is this process's, and a client is one client on any port.
+  const guard = createEdgeGuard(config.overload);
+  const appA = createApp({ bus, logger: opts.logger, newId: opts.newId ?? randomUUID, bodyLimitBytes: config.bodyLimitBytes, guard });
   // Without ROUTER_GATEWAY_SECRET, a secret generated once into the data dir (0600), so refund tokens survive restarts.
   const secret = await loadOrCreateGatewaySecret({ configured: config.gateway.secret, dataDir: config.dataDir, allowGenerate: true });
   const appB = createAppB({
@@ -153,8 +161,9 @@ export async function createEmbeddedService(
     secret,
     maxSlippageBps: config.gateway.maxSlippageBps,
     clock,
+    guard,
   });
-  const appC = createAppC({ bus, logger: opts.logger, newId: opts.newId ?? randomUUID, orders: store, secret, clock });
+  const appC = createAppC({ bus, logger: opts.logger, newId: opts.newId ?? randomUUID, orders: store, secret, clock, guard });
   instrumentApp(appA, 'A', metrics);
   instrumentApp(appB, 'B', metrics);
   instrumentApp(appC, 'C', metrics);
@@ -185,6 +194,7 @@ export async function createEmbeddedService(
     appB,
     appC,
     devApp,
+    guard,
     chains,
     deposits,
     bus,
@@ -193,6 +203,7 @@ export async function createEmbeddedService(
     clock,
     metrics,
     async close() {
+      await janitor.stop();
       await deposits.stop();
       await stopServing();
       await runtime.drain();

@@ -5,7 +5,8 @@ import Koa from 'koa';
 import type { Logger } from 'pino';
 import type { Bus } from '../../src/bus/types.js';
 import { systemClock, type Clock } from '../../src/clock.js';
-import { envelope, serveHealthAndOpenApi } from '../app-common.js';
+import { appErrorLogger, envelope, serveHealthAndOpenApi } from '../app-common.js';
+import { UNGUARDED, type EdgeGuard } from '../overload.js';
 import { requestContext } from '../request-id.js';
 import { errorReply } from './errors.js';
 import { familyAOpenApi } from './openapi.js';
@@ -23,23 +24,27 @@ export interface FamilyADeps {
   clock?: Clock;
   /** Request ids when the caller sent none (or an unusable one); defaults to random uuids. */
   newRequestId?: () => string;
+  /** Load shedding and rate limit, shared by every family's app of the process; absent = neither. */
+  guard?: EdgeGuard;
 }
 
 export function createApp(deps: FamilyADeps): Koa {
   const app = new Koa();
   const router = new Router();
   const openapi = familyAOpenApi();
+  const guard = deps.guard ?? UNGUARDED;
 
-  router.post('/quote', postQuote({ bus: deps.bus, newId: deps.newId, bodyLimitBytes: deps.bodyLimitBytes, clock: deps.clock ?? systemClock }));
+  router.post('/quote', guard.quoteSlot, postQuote({ bus: deps.bus, newId: deps.newId, bodyLimitBytes: deps.bodyLimitBytes, clock: deps.clock ?? systemClock }));
   router.post('/order', postOrder({ bus: deps.bus, newId: deps.newId, bodyLimitBytes: deps.bodyLimitBytes }));
   router.get('/order/:id', getOrder({ bus: deps.bus }));
   serveHealthAndOpenApi(router, openapi);
 
   app.use(requestContext(deps.logger, deps.newRequestId));
   app.use(envelope(errorReply));
+  app.use(guard.rateLimit);
   app.use(router.routes());
   app.use(router.allowedMethods());
   // Only reached if a response could not be written at all (the envelope catches everything else).
-  app.on('error', (err: unknown) => deps.logger.error({ err }, 'unhandled error in the Family A app'));
+  app.on('error', appErrorLogger(deps.logger, 'A'));
   return app;
 }

@@ -19,8 +19,9 @@ function json(description: string, schema: SchemaName): JsonSchema {
 const commonErrors: Record<string, JsonSchema> = {
   '404': json('No such path.', 'Error'),
   '405': json('The path exists but not with this method; `Allow` lists the methods it has.', 'Error'),
+  '429': json('Too many requests from this address (only when the operator sets a rate limit); retry after `Retry-After` seconds.', 'Error'),
   '500': json('Something failed; the body gives the request id to report.', 'Error'),
-  '503': json('The service is unavailable for a moment; retry after `Retry-After` seconds.', 'Error'),
+  '503': json('The service is unavailable for a moment, or answering as many quotes as it can; retry after `Retry-After` seconds.', 'Error'),
 };
 
 export function familyAOpenApi(): JsonSchema {

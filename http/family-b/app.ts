@@ -6,7 +6,8 @@ import Koa from 'koa';
 import type { Logger } from 'pino';
 import type { Bus } from '../../src/bus/types.js';
 import { systemClock, type Clock } from '../../src/clock.js';
-import { envelope, serveHealthAndOpenApi } from '../app-common.js';
+import { appErrorLogger, envelope, serveHealthAndOpenApi } from '../app-common.js';
+import { UNGUARDED, type EdgeGuard } from '../overload.js';
 import { requestContext } from '../request-id.js';
 import { postCancelB } from './cancel.js';
 import { errorReplyB } from './errors.js';
@@ -29,6 +30,8 @@ export interface FamilyBDeps {
   /** Cancel deadlines and cancelAfter are checked against it; defaults to the system clock. */
   clock?: Clock;
   newRequestId?: () => string;
+  /** Load shedding and rate limit, shared by every family's app of the process; absent = neither. */
+  guard?: EdgeGuard;
 }
 
 export function createAppB(deps: FamilyBDeps): Koa {
@@ -36,8 +39,9 @@ export function createAppB(deps: FamilyBDeps): Koa {
   const router = new Router();
   const openapi = familyBOpenApi();
   const clock = deps.clock ?? systemClock;
+  const guard = deps.guard ?? UNGUARDED;
 
-  router.post('/quote', postQuoteB({ bus: deps.bus }));
+  router.post('/quote', guard.quoteSlot, postQuoteB({ bus: deps.bus }));
   router.post('/order/market', postOrderB({ bus: deps.bus, newId: deps.newId, gatewayId: deps.gatewayId, secret: deps.secret, maxSlippageBps: deps.maxSlippageBps, clock }));
   router.get('/order/:orderId', getOrderB({ bus: deps.bus }));
   router.post('/order/:orderId/cancel', postCancelB({ bus: deps.bus, gatewayId: deps.gatewayId, secret: deps.secret, clock }));
@@ -45,8 +49,9 @@ export function createAppB(deps: FamilyBDeps): Koa {
 
   app.use(requestContext(deps.logger, deps.newRequestId));
   app.use(envelope(errorReplyB));
+  app.use(guard.rateLimit);
   app.use(router.routes());
   app.use(router.allowedMethods());
-  app.on('error', (err: unknown) => deps.logger.error({ err }, 'unhandled error in the Family B app'));
+  app.on('error', appErrorLogger(deps.logger, 'B'));
   return app;
 }

@@ -6,7 +6,7 @@ import type { WireBError } from './wire.js';
 
 export const B_ERROR_CODES = [
   'invalid_request', 'not_found', 'method_not_allowed', 'unsupported_media_type', 'conflict', 'quote_expired', 'unauthorized',
-  'payload_too_large', 'insufficient_liquidity', 'unavailable', 'internal',
+  'payload_too_large', 'insufficient_liquidity', 'rate_limited', 'unavailable', 'internal',
 ] as const;
 export type BErrorCode = (typeof B_ERROR_CODES)[number];
 
@@ -32,7 +32,8 @@ export const B_STATUS_BY_CODE: Readonly<Record<string, readonly [number, BErrorC
 
 /** Failures of the HTTP layer itself (http/json-body.ts, routing) by status. */
 const HTTP_CODES: Readonly<Record<number, BErrorCode>> = {
-  400: 'invalid_request', 404: 'not_found', 405: 'method_not_allowed', 413: 'payload_too_large', 415: 'unsupported_media_type', 501: 'method_not_allowed',
+  400: 'invalid_request', 404: 'not_found', 405: 'method_not_allowed', 413: 'payload_too_large', 415: 'unsupported_media_type', 429: 'rate_limited', 501: 'method_not_allowed',
+  503: 'unavailable',
 };
 
 /** A B-level refusal with its own details (e.g. the order's status on a 409), thrown by the handlers. */

@@ -40,7 +40,7 @@ export function familyBOpenApi(): JsonSchema {
         'camelCase gateway over the same quotes and orders as Family A (an order made here is readable there). Every ' +
         'non-2xx answer is `{error: {code, message, details}}`: invalid_request 400, unauthorized 401, not_found 404, ' +
         'method_not_allowed 405, conflict 409, quote_expired 410, payload_too_large 413, unsupported_media_type 415, ' +
-        'insufficient_liquidity 422, internal 500, unavailable 503. Quotes are priced in `fast` mode (1.5 s per venue).',
+        'insufficient_liquidity 422, rate_limited 429, internal 500, unavailable 503. Quotes are priced in `fast` mode (1.5 s per venue).',
     },
     servers: [{ url: '{gateway_url}', variables: { gateway_url: { default: 'http://localhost:8081' } } }],
     paths: {

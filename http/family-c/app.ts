@@ -7,7 +7,8 @@ import type { Logger } from 'pino';
 import type { Bus } from '../../src/bus/types.js';
 import { systemClock, type Clock } from '../../src/clock.js';
 import type { ActorStore } from '../../src/store/types.js';
-import { envelope, serveHealthAndOpenApi } from '../app-common.js';
+import { appErrorLogger, envelope, serveHealthAndOpenApi } from '../app-common.js';
+import { UNGUARDED, type EdgeGuard } from '../overload.js';
 import { errorReplyB } from '../family-b/errors.js';
 import type { GatewaySecret } from '../family-b/refund-token.js';
 import { requestContext } from '../request-id.js';
@@ -31,22 +32,26 @@ export interface FamilyCDeps {
   /** Execution steps are stamped with it (HyperCore nonces); defaults to the system clock. */
   clock?: Clock;
   newRequestId?: () => string;
+  /** Load shedding and rate limit, shared by every family's app of the process; absent = neither. */
+  guard?: EdgeGuard;
 }
 
 export function createAppC(deps: FamilyCDeps): Koa {
   const app = new Koa();
   const router = new Router();
   const clock = deps.clock ?? systemClock;
+  const guard = deps.guard ?? UNGUARDED;
   const cursorKey = deps.secret.derive(CURSOR_KEY_LABEL);
-  router.post('/quote', postQuoteC({ bus: deps.bus, newId: deps.newId }));
+  router.post('/quote', guard.quoteSlot, postQuoteC({ bus: deps.bus, newId: deps.newId }));
   router.post('/order/market', postOrderC({ bus: deps.bus, newId: deps.newId, clock }));
   router.get('/orders', getOrdersC({ orders: deps.orders, cursorKey }));
   serveHealthAndOpenApi(router, familyCOpenApi());
 
   app.use(requestContext(deps.logger, deps.newRequestId));
   app.use(envelope(errorReplyB));
+  app.use(guard.rateLimit);
   app.use(router.routes());
   app.use(router.allowedMethods());
-  app.on('error', (err: unknown) => deps.logger.error({ err }, 'unhandled error in the Family C app'));
+  app.on('error', appErrorLogger(deps.logger, 'C'));
   return app;
 }

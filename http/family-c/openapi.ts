@@ -73,7 +73,7 @@ export function familyCOpenApi(): JsonSchema {
         'Typed currencies and base-unit amounts over the same quotes and orders as Families A and B (an order made here is ' +
         'readable there). Every non-2xx answer is `{error: {code, message, details}}` with the codes and statuses of Family B: ' +
         'invalid_request 400, not_found 404, method_not_allowed 405, conflict 409, quote_expired 410, payload_too_large 413, ' +
-        'unsupported_media_type 415, insufficient_liquidity 422, internal 500, unavailable 503. Quotes are priced in `fast` mode ' +
+        'unsupported_media_type 415, insufficient_liquidity 422, rate_limited 429, internal 500, unavailable 503. Quotes are priced in `fast` mode ' +
         '(1.5 s per venue). USD values of fees use the router\'s USD reference prices (its price oracle), stored with each quote.',
     },
     servers: [{ url: '{alt_url}', variables: { alt_url: { default: 'http://localhost:8082' } } }],

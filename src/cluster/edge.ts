@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type Koa from 'koa';
-import { createApp, createAppB, createAppC, createDevApp, loadOrCreateGatewaySecret } from '../../http/index.js';
+import { createApp, createAppB, createAppC, createDevApp, createEdgeGuard, loadOrCreateGatewaySecret } from '../../http/index.js';
 import { createNatsBus } from '../bus/index.js';
 import { openSimChains, simulatedDepositOnRealChain } from '../chains/index.js';
 import { ManualClock } from '../clock.js';
@@ -37,10 +37,12 @@ export async function createEdge(config: Config, opts: { logger: Logger; devList
     createNatsBus(nc, { shards: config.shards, timeoutMs: config.requestTimeoutMs, retryMs: config.cluster.edgeRetryMs, logger }),
     metrics,
   );
-  const appA = createApp({ bus, logger, newId: randomUUID, bodyLimitBytes: config.bodyLimitBytes });
-  const appB = createAppB({ bus, logger, newId: randomUUID, gatewayId: config.gateway.id, secret, maxSlippageBps: config.gateway.maxSlippageBps });
+  // The edge sheds and limits for the cluster: what it refuses never reaches NATS or a worker.
+  const guard = createEdgeGuard(config.overload);
+  const appA = createApp({ bus, logger, newId: randomUUID, bodyLimitBytes: config.bodyLimitBytes, guard });
+  const appB = createAppB({ bus, logger, newId: randomUUID, gatewayId: config.gateway.id, secret, maxSlippageBps: config.gateway.maxSlippageBps, guard });
   const store = await openConfiguredStore(config);
-  const appC = createAppC({ bus, logger, newId: randomUUID, orders: store, secret });
+  const appC = createAppC({ bus, logger, newId: randomUUID, orders: store, secret, guard });
   instrumentApp(appA, 'A', metrics);
   instrumentApp(appB, 'B', metrics);
   instrumentApp(appC, 'C', metrics);

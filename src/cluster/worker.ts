@@ -3,7 +3,7 @@
 // shard 0, and serves the admin subject. Builds and connects; src/main.ts starts it and handles signals.
 import { hostname } from 'node:os';
 import type Koa from 'koa';
-import { createAdminService, createLeaseManager, createRuntime, type LeaseManager, type Runtime } from '../../actors/index.js';
+import { createAdminService, createLeaseManager, createQuoteJanitor, createRuntime, type LeaseManager, type Runtime } from '../../actors/index.js';
 import { createNatsBus } from '../bus/index.js';
 import { ManualClock } from '../clock.js';
 import type { Config } from '../config.js';
@@ -89,6 +89,10 @@ export async function createWorker(config: Config, opts: { logger: Logger; versi
   });
   metrics.observeActorsInMemory(runtime.activeCount);
   metrics.observeShardsOwned(() => leases.ownedShards().length);
+  // Each shard's expired quotes are swept by its owner only.
+  const janitor = createQuoteJanitor({
+    store, clock, logger, retentionMs: config.retention.quoteRetentionMs, idleMs: config.cluster.idleMs, everyMs: config.retention.sweepMs, shards: leases.ownedShards,
+  });
   let admin: { stop(): Promise<void> } | null = null;
   return {
     id,
@@ -100,12 +104,14 @@ export async function createWorker(config: Config, opts: { logger: Logger; versi
     async start() {
       await leases.start();
       runtime.start();
+      janitor.start();
       admin = await createAdminService({
         nc, store, chains, directory: leases, workerId: id, version: opts.version, activeActors: runtime.activeCount, logger,
       });
       logger.info({ shards: leases.ownedShards().length }, 'worker started');
     },
     async close() {
+      await janitor.stop();
       await admin?.stop();
       await leases.stop();
       await runtime.drain();

@@ -102,7 +102,7 @@ export function createMetrics(opts: { role: MetricsRole; defaultMetrics?: boolea
     venueAnswers,
     storeWriteDuration: new Histogram({
       name: 'router_store_write_duration_seconds',
-      help: 'Durable store writes by operation (save, create_numbered, next_sequence, put_key), each one transaction.',
+      help: 'Durable store writes by operation (save, create_numbered, next_sequence, put_key, purge), each one transaction.',
       labelNames: ['op'],
       buckets: STORE_BUCKETS,
       registers,

@@ -4,7 +4,7 @@ import { SnapshotConflict } from '../errors.js';
 import type { ActorStore } from '../store/types.js';
 import { secondsSince, type Metrics } from './registry.js';
 
-type WriteOp = 'save' | 'create_numbered' | 'next_sequence' | 'put_key';
+type WriteOp = 'save' | 'create_numbered' | 'next_sequence' | 'put_key' | 'purge';
 
 /** The adapter's own type comes back (an embedded SQLite store keeps its `stats()`). */
 export function instrumentStore<S extends ActorStore>(store: S, metrics: Metrics): S {
@@ -28,6 +28,7 @@ export function instrumentStore<S extends ActorStore>(store: S, metrics: Metrics
     createNumbered: (sequence, build) => timed('create_numbered', () => store.createNumbered(sequence, build)),
     nextSequence: (name) => timed('next_sequence', () => store.nextSequence(name)),
     putKey: (space, key, value) => timed('put_key', () => store.putKey(space, key, value)),
+    purgeStale: (q) => timed('purge', () => store.purgeStale(q)),
   };
 }
 

@@ -4,7 +4,7 @@ import type { Document, Filter, IndexDescription, Sort, UpdateFilter } from 'mon
 import type { ActorKind } from '../bus/types.js';
 import type { OrderSummary } from '../orders/summary.js';
 import { decodeJson, encodeJson } from './codec.js';
-import type { ActorSummary, OrderIndex, OrderListRow, OrderQuery, SaveActor, StoredActor, Transition } from './types.js';
+import type { ActorSummary, OrderIndex, OrderListRow, OrderQuery, PurgeStale, SaveActor, StoredActor, Transition } from './types.js';
 
 /** One actor in collection `actors`. */
 export interface ActorDoc {
@@ -81,6 +81,8 @@ export const ACTOR_INDEXES: IndexDescription[] = [
     key: { [`order.${address}`]: 1, 'order.listStatus': 1, 'order.createdAt': -1, _id: -1 },
     partialFilterExpression: hasOrderIndex,
   })),
+  // purgeStale(): the stale actors of a kind and status, oldest save first, without walking the live ones.
+  { name: 'kind_status_updated', key: { kind: 1, status: 1, updatedAt: 1 } },
 ];
 
 /** Indexes earlier builds created that ACTOR_INDEXES replaces: the timer indexes ordered by wakeAt alone. */
@@ -196,6 +198,13 @@ export function dueFilter(now: number, shards?: readonly number[]): Filter<Actor
   // `$exists` repeated in the query so the planner may use the partial timer indexes.
   const filter: Filter<ActorDoc> = { wakeAt: { $exists: true, $lte: now } };
   if (shards !== undefined) filter.shard = { $in: [...shards] };
+  return filter;
+}
+
+/** The actors purgeStale() deletes; it is also the delete's own filter, so one saved since the read stays. */
+export function staleFilter(q: PurgeStale): Filter<ActorDoc> {
+  const filter: Filter<ActorDoc> = { kind: q.kind, status: { $in: [...q.statuses] }, updatedAt: { $lt: q.updatedBefore } };
+  if (q.shards !== undefined) filter.shard = { $in: [...q.shards] };
   return filter;
 }
 

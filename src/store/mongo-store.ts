@@ -29,6 +29,7 @@ import {
   planIndexes,
   saveFilter,
   saveUpdate,
+  staleFilter,
   toCount,
   toOrderRow,
   toStoredActor,
@@ -306,6 +307,17 @@ export async function openMongoStore(url: string, opts: MongoStoreOptions = {}):
         .find(orderFilter(q), { projection: SUMMARY_PROJECTION, sort: ORDER_SORT, limit: q.limit })
         .toArray();
       return docs.map(toOrderRow);
+    },
+
+    async purgeStale(q) {
+      checkLimit(q.limit);
+      if (q.statuses.length === 0 || q.shards?.length === 0) return 0;
+      // deleteMany takes no limit: read a batch of ids, then delete those still matching.
+      const filter = staleFilter(q);
+      const ids = await actors.find(filter, { projection: { _id: 1 }, limit: q.limit }).toArray();
+      if (ids.length === 0) return 0;
+      const res = await actors.deleteMany({ $and: [filter, { _id: { $in: ids.map((d) => d._id) } }] });
+      return res.deletedCount;
     },
 
     nextSequence: takeNext,

@@ -320,6 +320,15 @@ export function openSqliteStore(file: string): SqliteStore {
   );
   const getKey = db.prepare<[string, string], { value: string }>('SELECT value FROM keyed WHERE space = ? AND key = ?');
 
+  // purgeStale(): the stale actors of a kind and status, oldest save first, without walking the live ones. One DELETE
+  // statement, so the condition is checked under the write lock and an actor saved meanwhile stays.
+  db.exec('CREATE INDEX IF NOT EXISTS actors_kind_status_updated ON actors (kind, status, updated_at)');
+  const STALE = 'SELECT rowid FROM actors WHERE kind = ? AND status IN (SELECT value FROM json_each(?)) AND updated_at < ?';
+  const purgeAll = db.prepare<[string, string, number, number]>(`DELETE FROM actors WHERE rowid IN (${STALE} LIMIT ?)`);
+  const purgeShards = db.prepare<[string, string, number, string, number]>(
+    `DELETE FROM actors WHERE rowid IN (${STALE} AND shard IN (SELECT value FROM json_each(?)) LIMIT ?)`,
+  );
+
   // list and listOrders have optional filters; each combination is one SQL text, prepared once.
   const prepared = new Map<string, Database.Statement>();
   const statement = (sql: string): Database.Statement => {
@@ -466,6 +475,16 @@ export function openSqliteStore(file: string): SqliteStore {
         listStatus: r.list_status,
         summary: decodeJson<OrderSummary>(r.summary),
       }));
+    },
+    purgeStale(q) {
+      checkLimit(q.limit);
+      const statuses = JSON.stringify(q.statuses);
+      return write(() =>
+        (q.shards === undefined
+          ? purgeAll.run(q.kind, statuses, q.updatedBefore, q.limit)
+          : purgeShards.run(q.kind, statuses, q.updatedBefore, JSON.stringify(q.shards), q.limit)
+        ).changes,
+      );
     },
     nextSequence(name) {
       return write(() => seq.get(name)!.value);

@@ -132,5 +132,18 @@ export interface ActorStore {
   /** A small durable map beside the actors (deposit address → order, deposit scanner cursors); put overwrites. */
   putKey(space: string, key: string, value: string): Promise<void>;
   getKey(space: string, key: string): Promise<string | null>;
+  /** Deletes up to `limit` actors of `kind` whose status is one of `statuses` and whose last save is older than
+   *  `updatedBefore` (only those of `shards` when given); returns how many. Each deletion re-checks the condition, so
+   *  an actor saved meanwhile (a quote bound since) stays. Storage retention uses it. */
+  purgeStale(q: PurgeStale): Promise<number>;
   close(): Promise<void>;
+}
+
+export interface PurgeStale {
+  kind: ActorKind;
+  statuses: readonly string[];
+  updatedBefore: number;
+  /** 1..10000. */
+  limit: number;
+  shards?: readonly number[];
 }

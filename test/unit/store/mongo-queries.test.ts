@@ -10,6 +10,7 @@ import {
   RETIRED_ACTOR_INDEXES,
   actorId,
   dueFilter,
+  staleFilter,
   listFilter,
   newActorDoc,
   orderFilter,
@@ -123,6 +124,12 @@ describe('MongoDB queries', () => {
     expect(dueFilter(100)).toEqual({ wakeAt: { $exists: true, $lte: 100 } });
     expect(dueFilter(100, [1, 3])).toEqual({ wakeAt: { $exists: true, $lte: 100 }, shard: { $in: [1, 3] } });
     expect(dueFilter(100, [])).toEqual({ wakeAt: { $exists: true, $lte: 100 }, shard: { $in: [] } });
+  });
+
+  it('purgeStale: actors of the kind in one of the statuses saved before the cut-off, of the given shards when a list is given', () => {
+    const q = { kind: 'quote' as const, statuses: ['quoted', 'expired'], updatedBefore: 500, limit: 10 };
+    expect(staleFilter(q)).toEqual({ kind: 'quote', status: { $in: ['quoted', 'expired'] }, updatedAt: { $lt: 500 } });
+    expect(staleFilter({ ...q, shards: [2] })).toEqual({ kind: 'quote', status: { $in: ['quoted', 'expired'] }, updatedAt: { $lt: 500 }, shard: { $in: [2] } });
   });
 
   it('list: the _id range holds every id of the kind after afterId and nothing of another kind', () => {

@@ -757,5 +757,43 @@ export function storeContract(name: string, open: () => Promise<ActorStore>): vo
       await expect(store.list({ kind: 'quote', limit: -1 })).rejects.toBeInstanceOf(RangeError);
       await expect(store.due(0, 1.5)).rejects.toBeInstanceOf(RangeError);
     });
+
+    describe('retention: purgeStale deletes stale actors of a kind and statuses, never others', () => {
+      const save = (id: string, status: string, updatedAt: number, extra: Partial<SaveActor> = {}) =>
+        store.save({ ...base, id, snapshot: { id }, expectedVersion: 0, status, updatedAt, ...extra });
+
+      it('deletes only actors of the kind, of one of the statuses, saved before the cut-off; a bound quote stays', async () => {
+        await save('old-quoted', 'quoted', 100);
+        await save('old-expired', 'expired', 100);
+        await save('old-bound', 'bound', 100);
+        await save('new-quoted', 'quoted', 1000);
+        await store.save({ kind: 'order', id: 'old-quoted', snapshot: {}, expectedVersion: 0, epoch: 0, wakeAt: null, updatedAt: 100, status: 'quoted' });
+        expect(await store.purgeStale({ kind: 'quote', statuses: ['quoted', 'expired'], updatedBefore: 500, limit: 100 })).toBe(2);
+        expect(await store.load('quote', 'old-quoted')).toBeNull();
+        expect(await store.load('quote', 'old-expired')).toBeNull();
+        expect(await store.load('quote', 'old-bound')).not.toBeNull();
+        expect(await store.load('quote', 'new-quoted')).not.toBeNull();
+        expect(await store.load('order', 'old-quoted')).not.toBeNull();
+        expect(await store.purgeStale({ kind: 'quote', statuses: ['quoted', 'expired'], updatedBefore: 500, limit: 100 })).toBe(0);
+      });
+
+      it('deletes at most `limit` per call, and with shards only those of the shards', async () => {
+        for (let i = 0; i < 5; i++) await save(`q${i}`, 'quoted', 10, { shard: i % 2 });
+        expect(await store.purgeStale({ kind: 'quote', statuses: ['quoted'], updatedBefore: 50, limit: 1, shards: [1] })).toBe(1);
+        expect(await store.purgeStale({ kind: 'quote', statuses: ['quoted'], updatedBefore: 50, limit: 10, shards: [1] })).toBe(1);
+        expect(await store.purgeStale({ kind: 'quote', statuses: ['quoted'], updatedBefore: 50, limit: 10, shards: [] })).toBe(0);
+        expect(await store.load('quote', 'q0')).not.toBeNull();
+        expect(await store.purgeStale({ kind: 'quote', statuses: ['quoted'], updatedBefore: 50, limit: 2 })).toBe(2);
+        expect(await store.purgeStale({ kind: 'quote', statuses: ['quoted'], updatedBefore: 50, limit: 2 })).toBe(1);
+        expect(await store.list({ kind: 'quote', limit: 10 })).toEqual([]);
+      });
+
+      it('an actor saved again since it went stale (a quote bound meanwhile) is not deleted', async () => {
+        await save('q', 'quoted', 10);
+        await store.save({ ...base, id: 'q', snapshot: { bound: true }, expectedVersion: 1, status: 'bound', updatedAt: 20 });
+        expect(await store.purgeStale({ kind: 'quote', statuses: ['quoted'], updatedBefore: 50, limit: 10 })).toBe(0);
+        expect((await store.load('quote', 'q'))!.status).toBe('bound');
+      });
+    });
   });
 }
