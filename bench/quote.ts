@@ -248,6 +248,7 @@ async function silent() {
   const s = [...walls].sort((a, b) => a - b);
   const p99 = s[Math.min(s.length - 1, Math.ceil(s.length * 0.99) - 1)]!;
   console.log(`\nLatency scale 1, fast mode, ${venue} never answers, ${N} quotes (direct and multi-hop alternating), ${CONNECTIONS} in flight:`);
+  recordResults('quote', { fastNeverAnswersP99Ms: p99 });
   console.log(`  wall time p50 ${median(s).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${s[s.length - 1]!.toFixed(1)} ms (goal: p99 <= 1520 ms); refused (422, nothing answered in time): ${refused}; wrong answers: ${wrong}`);
   if (wrong > 0) failed = true;
 }
