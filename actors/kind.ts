@@ -38,6 +38,9 @@ export interface ActorKindSpec<P extends Protocol<P> = any, L extends AnyActorLo
    *  depends on (a quote while pricing: a crash then loses a quote nobody was given); the next snapshot that is not
    *  transient is written as usual, before its answer. */
   transient?(snapshot: SnapshotFrom<L>): boolean;
+  /** The context as written, when less than the actor holds must be stored: what was answered once from memory and is
+   *  never read again (a quote's candidates) stays out of the store. Absent: the context is written whole. */
+  storedContext?(snapshot: SnapshotFrom<L>): SnapshotFrom<L> extends { context: infer C } ? C : never;
   /** The event a command becomes for an existing actor, or null when the command only reads. Not typed by the
    *  machine's events: a command may exist before its machine handles it (XState ignores an event it does not take). */
   toEvent(command: CommandOf<P>, now: number): EventObject | null;

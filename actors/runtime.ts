@@ -101,7 +101,8 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       if (current === a.lastPersisted) return;
       // A transient snapshot (a quote while pricing) is not written; the next one that is not transient is.
       if (a.spec.transient?.(current)) return;
-      const persisted = a.actor.getPersistedSnapshot();
+      const whole = a.actor.getPersistedSnapshot();
+      const persisted = a.spec.storedContext ? { ...whole, context: a.spec.storedContext(current) } : whole;
       const keys = a.spec.keys?.(current) ?? [];
       const keysNow = keysSignature(keys);
       const wake = a.spec.wakeUp(current);

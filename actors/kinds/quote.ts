@@ -61,6 +61,13 @@ export function quoteKind(deps: QuoteKindDeps): ActorKindSpec<QuoteProtocol, typ
     notFound: (id) => notFound(id),
     settled: (s) => !s.matches('pricing'),
     transient: (s) => s.matches('pricing'), // a crash while pricing loses a quote nobody was given
+    // The candidates (up to ~65 KB) are rendered once, in the answer to quote.request, from the actor in memory; nothing
+    // reads them later, so the store keeps the quote without them.
+    storedContext: ({ context: c }) => ({
+      ...c,
+      quote: c.quote && { ...c.quote, audit: null },
+      refusal: c.refusal && { ...c.refusal, audit: null },
+    }),
     replies: {
       'quote.request': (s) => {
         const ctx = s.context;

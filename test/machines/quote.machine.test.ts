@@ -7,7 +7,7 @@ import { QuoteRefused } from '../../src/errors.js';
 import { fromErrorData } from '../../src/errors.js';
 import { encodeJson, roundTrip } from '../../src/store/codec.js';
 import type { RoutingResult } from '../../src/routing/types.js';
-import { QUOTE_VALIDITY_MS } from '../../src/quotes/types.js';
+import { QUOTE_VALIDITY_MS, type Quote } from '../../src/quotes/types.js';
 import { quoteRequest, routingResult } from '../support/fixtures.js';
 import { testHost } from '../support/host.js';
 
@@ -106,6 +106,34 @@ describe('quote.machine: every state is reachable by a generated path, and the a
     expect((await pending).ok).toBe(true);
     expect(((await host.store.load('quote', 'q1'))!.snapshot as { value: unknown }).value).toBe('quoted');
     expect(calls).toBe(1);
+    await host.close();
+  });
+});
+
+describe('Bounded storage: candidates are answered once and not stored', () => {
+  it('the answer to quote.request carries the candidates; the stored quote keeps the route without them and still binds', async () => {
+    const host = testHost({ route: async () => routingResult(true) });
+    const ref = { kind: 'quote' as const, id: 'q-cands' };
+    const answer = await host.runtime.handle({ ref, message: { type: 'quote.request', request: quoteRequest({ includeCandidates: true }) } });
+    expect(answer.ok && (answer.value as Quote).audit).not.toBeNull();
+    const stored = (await host.store.load('quote', 'q-cands'))!.snapshot as { context: QuoteContext };
+    expect(stored.context.quote!.audit).toBeNull();
+    expect(stored.context.quote!.route).toEqual(answer.ok ? (answer.value as Quote).route : null);
+    expect(encodeJson(stored).length).toBeLessThan(encodeJson(answer).length);
+    // alwaysReplay: the bind restores the actor from the stored snapshot.
+    expect(await host.runtime.handle({ ref, message: { type: 'quote.bind', orderId: 'o1', toAddress: '0xA', refundAddress: null } })).toEqual({ ok: true, value: { orderId: 'o1' } });
+    await host.close();
+  });
+
+  it('a refusal with candidates answers them and stores the refusal without them', async () => {
+    const host = testHost({ route: async () => routingResult(false) });
+    const ref = { kind: 'quote' as const, id: 'q-refused' };
+    const answer = await host.runtime.handle({ ref, message: { type: 'quote.request', request: quoteRequest({ includeCandidates: true }) } });
+    expect(answer.ok).toBe(false);
+    if (!answer.ok) expect((answer.error.details as { audit: unknown }).audit).not.toBeNull();
+    const stored = (await host.store.load('quote', 'q-refused'))!.snapshot as { context: QuoteContext };
+    expect(stored.context.refusal!.reason).toBeTruthy();
+    expect(stored.context.refusal!.audit).toBeNull();
     await host.close();
   });
 });
