@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type Koa from 'koa';
 import { createDepositFeed, createQuoteJanitor, createRuntime, depositAddressEntry, orderKind, quoteKind, type AnyActorKindSpec, type DepositFeed, type Runtime } from '../actors/index.js';
-import { createApp, createAppB, createAppC, createDevApp, createEdgeGuard, loadOrCreateGatewaySecret, type EdgeGuard } from '../http/index.js';
+import { createApp, createAppB, createAppC, createDevApp, createEdgeGuard, createIssuedQuotes, loadOrCreateGatewaySecret, type EdgeGuard } from '../http/index.js';
 import type { Chains, SimChains } from './chains/types.js';
 import { createInProcessBus } from './bus/index.js';
 import type { Bus } from './bus/types.js';
@@ -150,7 +150,9 @@ export async function createEmbeddedService(
   janitor.start();
   // One guard for the three families: the cap is this process's, and a client is one client on any port.
   const guard = createEdgeGuard(config.overload);
-  const appA = createApp({ bus, logger: opts.logger, newId: opts.newId ?? randomUUID, bodyLimitBytes: config.bodyLimitBytes, guard });
+  // The quotes this process issued: an order made from one needs no round trip to read it back.
+  const quotes = createIssuedQuotes();
+  const appA = createApp({ bus, logger: opts.logger, newId: opts.newId ?? randomUUID, bodyLimitBytes: config.bodyLimitBytes, guard, quotes });
   // Without ROUTER_GATEWAY_SECRET, a secret generated once into the data dir (0600), so refund tokens survive restarts.
   const secret = await loadOrCreateGatewaySecret({ configured: config.gateway.secret, dataDir: config.dataDir, allowGenerate: true });
   const appB = createAppB({
@@ -162,8 +164,9 @@ export async function createEmbeddedService(
     maxSlippageBps: config.gateway.maxSlippageBps,
     clock,
     guard,
+    quotes,
   });
-  const appC = createAppC({ bus, logger: opts.logger, newId: opts.newId ?? randomUUID, orders: store, secret, clock, guard });
+  const appC = createAppC({ bus, logger: opts.logger, newId: opts.newId ?? randomUUID, orders: store, secret, clock, guard, quotes });
   instrumentApp(appA, 'A', metrics);
   instrumentApp(appB, 'B', metrics);
   instrumentApp(appC, 'C', metrics);

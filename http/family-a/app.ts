@@ -12,6 +12,7 @@ import { errorReply } from './errors.js';
 import { familyAOpenApi } from './openapi.js';
 import { getOrder, postOrder } from './order.js';
 import { postQuote } from './quote.js';
+import { createIssuedQuotes, type IssuedQuotes } from '../issued-quotes.js';
 
 export interface FamilyADeps {
   bus: Bus;
@@ -26,6 +27,8 @@ export interface FamilyADeps {
   newRequestId?: () => string;
   /** Load shedding and rate limit, shared by every family's app of the process; absent = neither. */
   guard?: EdgeGuard;
+  /** The quotes this process issued, shared by every family's app of the process; absent = this app's own. */
+  quotes?: IssuedQuotes;
 }
 
 export function createApp(deps: FamilyADeps): Koa {
@@ -33,9 +36,10 @@ export function createApp(deps: FamilyADeps): Koa {
   const router = new Router();
   const openapi = familyAOpenApi();
   const guard = deps.guard ?? UNGUARDED;
+  const quotes = deps.quotes ?? createIssuedQuotes();
 
-  router.post('/quote', guard.quoteSlot, postQuote({ bus: deps.bus, newId: deps.newId, bodyLimitBytes: deps.bodyLimitBytes, clock: deps.clock ?? systemClock }));
-  router.post('/order', postOrder({ bus: deps.bus, newId: deps.newId, bodyLimitBytes: deps.bodyLimitBytes }));
+  router.post('/quote', guard.quoteSlot, postQuote({ bus: deps.bus, quotes, newId: deps.newId, bodyLimitBytes: deps.bodyLimitBytes, clock: deps.clock ?? systemClock }));
+  router.post('/order', postOrder({ bus: deps.bus, quotes, newId: deps.newId, bodyLimitBytes: deps.bodyLimitBytes }));
   router.get('/order/:id', getOrder({ bus: deps.bus }));
   serveHealthAndOpenApi(router, openapi);
 

@@ -11,9 +11,11 @@ import { edgeState } from '../request-id.js';
 import { renderOrder } from './render.js';
 import { assertOrderId, assertOrderRequestShape } from './validate.js';
 import type { WireOrder } from './wire.js';
+import { type IssuedQuotes } from '../issued-quotes.js';
 
 export interface OrderRouteDeps {
   bus: Bus;
+  quotes: IssuedQuotes;
   /** Id proposed for the order; only the first proposal for a quote becomes the order (the quote actor decides). */
   newId: () => string;
   bodyLimitBytes: number;
@@ -44,7 +46,7 @@ export function postOrder(deps: OrderRouteDeps): Koa.Middleware {
     const quoteId = canonicalUuid(b.quote_id);
     const opts = { requestId };
 
-    const quote = await knownQuote(quoteId, () => deps.bus.request({ kind: 'quote', id: quoteId }, { type: 'quote.get' }, opts));
+    const quote = await knownQuote(quoteId, () => deps.quotes.get(deps.bus, quoteId, opts));
     // Checked before binding: a refused address must not use up the quote.
     const toAddress = validateAddress(assetById(quote.request.to).chain, b.to_address, 'to_address');
     const refundAddress =

@@ -12,6 +12,7 @@ import { edgeState } from '../request-id.js';
 import { statusOf } from './errors.js';
 import { renderQuote, renderRefusal, type RenderContext } from './render.js';
 import { assertQuoteRequestShape } from './validate.js';
+import { type IssuedQuotes } from '../issued-quotes.js';
 
 /** Validates a POST /quote body and translates it into the core's language; throws InvalidRequest (or a subclass). */
 export function toQuoteRequest(body: unknown): QuoteRequest {
@@ -45,6 +46,7 @@ export function toQuoteRequest(body: unknown): QuoteRequest {
 
 export interface QuoteRouteDeps {
   bus: Bus;
+  quotes: IssuedQuotes;
   newId: () => string;
   bodyLimitBytes: number;
   clock: Clock;
@@ -77,6 +79,7 @@ export function postQuote(deps: QuoteRouteDeps): Koa.Middleware {
       ctx.body = rendered(() => renderRefusal(err.message, audit, rctx, request.includeCandidates));
       return;
     }
+    deps.quotes.remember(quote);
     ctx.status = 200;
     ctx.body = rendered(() => renderQuote(quote));
   };

@@ -16,6 +16,7 @@ import { familyBOpenApi } from './openapi.js';
 import { postOrderB } from './order.js';
 import { postQuoteB } from './quote.js';
 import type { GatewaySecret } from './refund-token.js';
+import { createIssuedQuotes, type IssuedQuotes } from '../issued-quotes.js';
 
 export interface FamilyBDeps {
   bus: Bus;
@@ -32,6 +33,8 @@ export interface FamilyBDeps {
   newRequestId?: () => string;
   /** Load shedding and rate limit, shared by every family's app of the process; absent = neither. */
   guard?: EdgeGuard;
+  /** The quotes this process issued, shared by every family's app of the process; absent = this app's own. */
+  quotes?: IssuedQuotes;
 }
 
 export function createAppB(deps: FamilyBDeps): Koa {
@@ -40,9 +43,10 @@ export function createAppB(deps: FamilyBDeps): Koa {
   const openapi = familyBOpenApi();
   const clock = deps.clock ?? systemClock;
   const guard = deps.guard ?? UNGUARDED;
+  const quotes = deps.quotes ?? createIssuedQuotes();
 
-  router.post('/quote', guard.quoteSlot, postQuoteB({ bus: deps.bus }));
-  router.post('/order/market', postOrderB({ bus: deps.bus, newId: deps.newId, gatewayId: deps.gatewayId, secret: deps.secret, maxSlippageBps: deps.maxSlippageBps, clock }));
+  router.post('/quote', guard.quoteSlot, postQuoteB({ bus: deps.bus, quotes }));
+  router.post('/order/market', postOrderB({ bus: deps.bus, quotes, newId: deps.newId, gatewayId: deps.gatewayId, secret: deps.secret, maxSlippageBps: deps.maxSlippageBps, clock }));
   router.get('/order/:orderId', getOrderB({ bus: deps.bus }));
   router.post('/order/:orderId/cancel', postCancelB({ bus: deps.bus, gatewayId: deps.gatewayId, secret: deps.secret, clock }));
   serveHealthAndOpenApi(router, openapi);

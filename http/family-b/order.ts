@@ -20,11 +20,13 @@ import type { GatewaySecret } from './refund-token.js';
 import { renderBOrder } from './render.js';
 import { assertShape } from './validate.js';
 import type { WireBOrderRequest } from './wire.js';
+import { type IssuedQuotes } from '../issued-quotes.js';
 
 export const DEPOSIT_WINDOW_MS = 7 * 24 * 60 * 60 * 1000;
 
 export interface BOrderDeps {
   bus: Bus;
+  quotes: IssuedQuotes;
   newId: () => string;
   gatewayId: string;
   secret: GatewaySecret;
@@ -76,7 +78,7 @@ export function postOrderB(deps: BOrderDeps): Koa.Middleware {
     const amountFormat = b.amountFormat ?? 'readable';
     const refundAuthorization = authorizationOf(b);
 
-    const quote = await knownQuote(quoteId, () => deps.bus.request({ kind: 'quote', id: quoteId }, { type: 'quote.get' }, opts));
+    const quote = await knownQuote(quoteId, () => deps.quotes.get(deps.bus, quoteId, opts));
     const orderType = orderTypeOf(quoteId);
     const source = assetById(quote.request.from).chain;
     const toAddress = validateAddress(assetById(quote.request.to).chain, b.toAddress, 'toAddress');

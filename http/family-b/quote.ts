@@ -14,6 +14,7 @@ import { quoteIdFor } from './order-type.js';
 import { coreFormat, renderBQuote, renderCandidates } from './render.js';
 import { assertShape } from './validate.js';
 import type { BAmountFormat, BOrderType } from './wire.js';
+import { type IssuedQuotes } from '../issued-quotes.js';
 
 export const B_QUOTE_MODE = 'fast' as const;
 export const B_BODY_LIMIT_BYTES = 16 * 1024;
@@ -53,7 +54,7 @@ export function toBQuoteRequest(body: unknown): BQuoteAsk {
   };
 }
 
-export function postQuoteB(deps: { bus: Bus }): Koa.Middleware {
+export function postQuoteB(deps: { bus: Bus; quotes: IssuedQuotes }): Koa.Middleware {
   return async (ctx) => {
     const { requestId, log } = edgeState(ctx);
     const ask = toBQuoteRequest(await readJsonBody(ctx, B_BODY_LIMIT_BYTES));
@@ -69,6 +70,7 @@ export function postQuoteB(deps: { bus: Bus }): Koa.Middleware {
       if (ask.request.includeCandidates) details.quoteCandidates = audit ? rendered(() => renderCandidates(audit, ask.amountFormat)) : [];
       throw new BError(422, 'insufficient_liquidity', err.message, details);
     }
+    deps.quotes.remember(quote);
     ctx.status = 200;
     ctx.body = rendered(() =>
       renderBQuote(quote, { orderType: ask.orderType, amountFormat: ask.amountFormat, returnFullRoute: ask.returnFullRoute, includeCandidates: ask.request.includeCandidates }),

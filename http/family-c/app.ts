@@ -16,6 +16,7 @@ import { familyCOpenApi } from './openapi.js';
 import { postOrderC } from './order.js';
 import { getOrdersC } from './orders.js';
 import { postQuoteC } from './quote.js';
+import { createIssuedQuotes, type IssuedQuotes } from '../issued-quotes.js';
 
 /** What the cursor key is derived for: no other use of the secret can produce it. */
 export const CURSOR_KEY_LABEL = 'family-c/orders-cursor';
@@ -34,6 +35,8 @@ export interface FamilyCDeps {
   newRequestId?: () => string;
   /** Load shedding and rate limit, shared by every family's app of the process; absent = neither. */
   guard?: EdgeGuard;
+  /** The quotes this process issued, shared by every family's app of the process; absent = this app's own. */
+  quotes?: IssuedQuotes;
 }
 
 export function createAppC(deps: FamilyCDeps): Koa {
@@ -41,9 +44,10 @@ export function createAppC(deps: FamilyCDeps): Koa {
   const router = new Router();
   const clock = deps.clock ?? systemClock;
   const guard = deps.guard ?? UNGUARDED;
+  const quotes = deps.quotes ?? createIssuedQuotes();
   const cursorKey = deps.secret.derive(CURSOR_KEY_LABEL);
-  router.post('/quote', guard.quoteSlot, postQuoteC({ bus: deps.bus, newId: deps.newId }));
-  router.post('/order/market', postOrderC({ bus: deps.bus, newId: deps.newId, clock }));
+  router.post('/quote', guard.quoteSlot, postQuoteC({ bus: deps.bus, quotes, newId: deps.newId }));
+  router.post('/order/market', postOrderC({ bus: deps.bus, quotes, newId: deps.newId, clock }));
   router.get('/orders', getOrdersC({ orders: deps.orders, cursorKey }));
   serveHealthAndOpenApi(router, familyCOpenApi());
 

@@ -20,9 +20,11 @@ import { C_BODY_LIMIT_BYTES } from './quote.js';
 import { maximumOf, minimumOf, renderCQuote } from './render.js';
 import { assertShape } from './validate.js';
 import type { WireCOrderRequest, WireSwap } from './wire.js';
+import { type IssuedQuotes } from '../issued-quotes.js';
 
 export interface COrderDeps {
   bus: Bus;
+  quotes: IssuedQuotes;
   newId: () => string;
   clock: Clock;
 }
@@ -63,7 +65,7 @@ export function postOrderC(deps: COrderDeps): Koa.Middleware {
     const opts = { requestId };
     const quoteId = canonicalUuid(b.id);
 
-    const quote = await knownQuote(quoteId, () => deps.bus.request({ kind: 'quote', id: quoteId }, { type: 'quote.get' }, opts));
+    const quote = await knownQuote(quoteId, () => deps.quotes.get(deps.bus, quoteId, opts));
     const slippageBps = quote.request.slippageBps;
     if (slippageBps === undefined) {
       throw new QuoteNotFound(`\`id\` ${quoteId} is a quote made through another API, not POST /quote of this one; quote here first.`);

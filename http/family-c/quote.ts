@@ -13,6 +13,7 @@ import { edgeState } from '../request-id.js';
 import { parseCurrency } from './currency.js';
 import { renderCQuote } from './render.js';
 import { assertShape } from './validate.js';
+import { type IssuedQuotes } from '../issued-quotes.js';
 
 export const C_QUOTE_MODE = 'fast' as const;
 export const C_BODY_LIMIT_BYTES = 16 * 1024;
@@ -52,7 +53,7 @@ export function toCQuoteRequest(body: unknown): QuoteRequest {
   };
 }
 
-export function postQuoteC(deps: { bus: Bus; newId: () => string }): Koa.Middleware {
+export function postQuoteC(deps: { bus: Bus; newId: () => string; quotes: IssuedQuotes }): Koa.Middleware {
   return async (ctx) => {
     const { requestId, log } = edgeState(ctx);
     const request = toCQuoteRequest(await readJsonBody(ctx, C_BODY_LIMIT_BYTES));
@@ -65,6 +66,7 @@ export function postQuoteC(deps: { bus: Bus; newId: () => string }): Koa.Middlew
       log.info({ quote_id: id }, 'quote refused');
       throw new BError(422, 'insufficient_liquidity', err.message, {});
     }
+    deps.quotes.remember(quote);
     ctx.status = 200;
     ctx.body = rendered(() => renderCQuote(quote));
   };

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type Koa from 'koa';
-import { createApp, createAppB, createAppC, createDevApp, createEdgeGuard, loadOrCreateGatewaySecret } from '../../http/index.js';
+import { createApp, createAppB, createAppC, createDevApp, createEdgeGuard, createIssuedQuotes, loadOrCreateGatewaySecret } from '../../http/index.js';
 import { createNatsBus } from '../bus/index.js';
 import { openSimChains, simulatedDepositOnRealChain } from '../chains/index.js';
 import { ManualClock } from '../clock.js';
@@ -39,10 +39,12 @@ export async function createEdge(config: Config, opts: { logger: Logger; devList
   );
   // The edge sheds and limits for the cluster: what it refuses never reaches NATS or a worker.
   const guard = createEdgeGuard(config.overload);
-  const appA = createApp({ bus, logger, newId: randomUUID, bodyLimitBytes: config.bodyLimitBytes, guard });
-  const appB = createAppB({ bus, logger, newId: randomUUID, gatewayId: config.gateway.id, secret, maxSlippageBps: config.gateway.maxSlippageBps, guard });
+  // The quotes this process issued: an order made from one needs no round trip to read it back.
+  const quotes = createIssuedQuotes();
+  const appA = createApp({ bus, logger, newId: randomUUID, bodyLimitBytes: config.bodyLimitBytes, guard, quotes });
+  const appB = createAppB({ bus, logger, newId: randomUUID, gatewayId: config.gateway.id, secret, maxSlippageBps: config.gateway.maxSlippageBps, guard, quotes });
   const store = await openConfiguredStore(config);
-  const appC = createAppC({ bus, logger, newId: randomUUID, orders: store, secret, guard });
+  const appC = createAppC({ bus, logger, newId: randomUUID, orders: store, secret, guard, quotes });
   instrumentApp(appA, 'A', metrics);
   instrumentApp(appB, 'B', metrics);
   instrumentApp(appC, 'C', metrics);
