@@ -343,14 +343,15 @@ export function openHybridChains(opts: HybridChainsOptions): HybridChains {
   }
 
   /**
-   * Gives a deposit address the ETH its send needs (estimated gas × maxFeePerGas, the same headroom the send's own
-   * preflight adds) from the gas account, keyed `<key>:gas` (then `<key>:gas:2`… should fees rise between a top-up
-   * and the signing), so a retried send never tops up twice for one shortfall.
+   * Gives a deposit address the ETH its send needs (its gas limit, the estimate + 20 % the send's own preflight
+   * signs with, × the fee cap it will offer) from the gas account, keyed `<key>:gas` (then `<key>:gas:2`… should
+   * fees rise between a top-up and the signing), so a retried send never tops up twice for one shortfall.
    *
    * Accounting: this ETH is the router's execution cost. The order already paid for it in the bookkeeping: every step
    * moves its `cost` to `fees` (the quote's execution cost), which on a real chain is money in the treasury; the
    * gas account's spend is the matching expense, outside the bookkeeping ledger (it is not an order's asset), and
-   * the dust a send leaves unspent stays on the deposit address. Reconciling the two is not built yet.
+   * the dust a send leaves unspent stays on the deposit address as the gas account's money. `gasDesk()` answers the
+   * spend per send, which the money audit sets beside what each order was charged.
    */
   async function fundGas(evm: EvmChain, key: string, asset: AssetId, from: Address, to: Address, amount: bigint): Promise<void> {
     // Signed already: the send only waits for its transaction, whose gas was settled before it was signed.

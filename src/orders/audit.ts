@@ -24,6 +24,11 @@
 // the same reason an order paid in the chain's native asset (ETH) can only be checked one way: the chain holding less
 // than the books is a finding, more is taken for gas dust. A deposit mined but not yet booked (the feed waits for its
 // confirmations) shows as the chain holding more than the books until it is booked.
+//
+// Gas on real chains: the gas the router paid for each order's sends from its deposit address (`gasDesk`, per send
+// key) is summed per order beside what the order was charged for it (its steps' and refunds' costs taken from the
+// deposit address, converted to the native coin at its quote's prices); spending more than was charged is a
+// `gas_undercharged` finding.
 import { ASSETS, assetById } from '../assets/registry.js';
 import { CHAIN_NAMES, type AssetId, type ChainName } from '../assets/types.js';
 import { accountKey } from '../chains/accounts.js';
