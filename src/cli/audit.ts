@@ -126,9 +126,12 @@ export function renderAudit(r: AuditReportJson): string {
   if (r.gas.length) {
     out.push('', 'gas of deposit addresses on real chains: spent (the sends\' and their top-ups\' fees) must not exceed charged');
     out.push(...align([
-      ['ORDER', 'CHAIN', 'ASSET', 'CHARGED', 'CHARGED WEI', 'SPENT WEI', 'TOPPED UP WEI'],
-      ...r.gas.map((g) => [g.order, g.chain, assetName(g.asset), `${g.charged} (${whole(g.charged, g.asset)})`, g.chargedWei ?? '? (unpriced)', g.spentWei, g.toppedUp]),
-    ], new Set([3, 4, 5, 6])));
+      ['ORDER', 'CHAIN', 'ASSET', 'CHARGED', 'CHARGED WEI', 'SPENT WEI', 'SPENT', 'TOPPED UP WEI'],
+      ...r.gas.map((g) => [
+        g.order, g.chain, assetName(g.asset), `${g.charged} (${whole(g.charged, g.asset)})`, g.chargedWei ?? '? (unpriced)', g.spentWei,
+        g.spent === null ? '?' : `${g.spent} (${whole(g.spent, g.asset)})`, g.toppedUp,
+      ]),
+    ], new Set([3, 4, 5, 6, 7])));
   }
   if (r.unreadable.length) {
     out.push('', 'orders whose records could not be read (not audited)');

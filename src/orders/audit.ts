@@ -80,6 +80,8 @@ export interface GasDeskRow {
   charged: bigint;
   chargedWei: bigint | null;
   spentWei: bigint;
+  /** `spentWei` in the order's asset at the quote's prices (rounded up); null when `chargedWei` is. */
+  spent: bigint | null;
   toppedUp: bigint;
 }
 
@@ -417,26 +419,45 @@ function gasRows(input: AuditInput): GasDeskRow[] {
     const charged =
       o.legs.filter((l) => fromVault(l.holder) && l.from === asset).reduce((a, l) => a + l.cost, 0n) +
       o.refunds.filter((r) => fromVault(r.from) && r.asset === asset).reduce((a, r) => a + r.cost, 0n);
+    const prices = input.quotePrices?.get(o.id);
+    const spentWei = mine.reduce((a, g) => a + g.fee, 0n);
     out.push({
       order: o.id, chain: o.sourceChain, asset, address: o.vault.address, charged,
-      chargedWei: inNative(charged, asset, input.quotePrices?.get(o.id)),
-      spentWei: mine.reduce((a, g) => a + g.fee, 0n),
+      chargedWei: inNative(charged, asset, prices),
+      spentWei,
+      spent: fromNative(spentWei, asset, prices),
       toppedUp: mine.reduce((a, g) => a + g.toppedUp, 0n),
     });
   }
   return out;
 }
 
-/** `amount` of `asset` in base units of its chain's native coin at the given USD prices (rounded down); null
- *  without both prices. */
-function inNative(amount: bigint, asset: AssetId, prices: Readonly<Record<string, bigint>> | undefined): bigint | null {
+/** The USD prices of `asset` and of its chain's native coin, with their decimals; null without both. */
+function pricePair(asset: AssetId, prices: Readonly<Record<string, bigint>> | undefined) {
   const a = assetById(asset);
-  if (a.native) return amount;
   const native = ASSETS.find((x) => x.chain === a.chain && x.native);
   const pa = prices?.[asset];
   const pn = native ? prices?.[native.id] : undefined;
-  if (!native || pa === undefined || pn === undefined || pn <= 0n) return null;
-  return (amount * pa * 10n ** BigInt(native.decimals)) / (10n ** BigInt(a.decimals) * pn);
+  if (!native || pa === undefined || pn === undefined || pa <= 0n || pn <= 0n) return null;
+  return { pa, pn, da: 10n ** BigInt(a.decimals), dn: 10n ** BigInt(native.decimals) };
+}
+
+/** `amount` of `asset` in base units of its chain's native coin at the given USD prices (rounded down: the charge is
+ *  never overstated); null without both prices. */
+function inNative(amount: bigint, asset: AssetId, prices: Readonly<Record<string, bigint>> | undefined): bigint | null {
+  if (assetById(asset).native) return amount;
+  const p = pricePair(asset, prices);
+  return p ? (amount * p.pa * p.dn) / (p.da * p.pn) : null;
+}
+
+/** `wei` of the chain's native coin in base units of `asset` (rounded up: the spend is never understated). */
+function fromNative(wei: bigint, asset: AssetId, prices: Readonly<Record<string, bigint>> | undefined): bigint | null {
+  if (assetById(asset).native) return wei;
+  const p = pricePair(asset, prices);
+  if (!p) return null;
+  const num = wei * p.pn * p.da;
+  const den = p.dn * p.pa;
+  return num === 0n ? 0n : (num + den - 1n) / den;
 }
 
 // ---- reading stored contexts ----

@@ -91,9 +91,11 @@ describe('the gas desk on a real chain: what an ERC-20 order is charged for gas 
     expect(row.charged).toBeGreaterThan(0n);
     expect(row.chargedWei).not.toBeNull();
     expect(row.spentWei).toBeLessThanOrEqual(row.chargedWei!);
+    // The same in USDC: the spend's value at the quote's prices is below the charge.
+    expect(row.spent!).toBeLessThanOrEqual(row.charged);
     expect(renderAudit(auditJson(report))).toContain('gas of deposit addresses on real chains');
     console.log(
-      `gas desk at the priced fees: charged ${row.charged} USDC base units = ${row.chargedWei} wei, spent ${row.spentWei} wei ` +
+      `gas desk at the priced fees: charged ${row.charged} USDC base units = ${row.chargedWei} wei, spent ${row.spentWei} wei = ${row.spent} USDC base units ` +
         `(${((Number(row.spentWei) / Number(row.chargedWei)) * 100).toFixed(1)} % of the charge), topped up ${row.toppedUp} wei, dust ${dust} wei`,
     );
   }, 40_000);

@@ -335,7 +335,8 @@ describe('gas of deposit addresses on real chains: spent beside charged, per ord
       quotePrices: new Map([['o-gas', prices]]),
     });
     expect(r.gas).toEqual([
-      { order: 'o-gas', chain: 'base', asset: BASE_USDC, address: DEP_1, charged: 30_000n, chargedWei: CHARGED_WEI, spentWei: 7_000_000_000_000n, toppedUp: 6_000_000_000_000n },
+      // 7·10^12 wei = 0.021 USD = 21 000 USDC base units.
+      { order: 'o-gas', chain: 'base', asset: BASE_USDC, address: DEP_1, charged: 30_000n, chargedWei: CHARGED_WEI, spentWei: 7_000_000_000_000n, spent: 21_000n, toppedUp: 6_000_000_000_000n },
     ]);
     expect(r.findings).toEqual([]);
     expect(r.clean).toBe(true);
@@ -363,7 +364,7 @@ describe('gas of deposit addresses on real chains: spent beside charged, per ord
       orders: [o], transfers: await chains.transfers(), balances: await chains.balances(),
       gasDesk: [{ chain: 'base', key: 'o-unpriced:0:in', fee: 10n ** 18n, toppedUp: 0n }],
     });
-    expect(r.gas).toMatchObject([{ order: 'o-unpriced', charged: 30_000n, chargedWei: null, spentWei: 10n ** 18n }]);
+    expect(r.gas).toMatchObject([{ order: 'o-unpriced', charged: 30_000n, chargedWei: null, spentWei: 10n ** 18n, spent: null }]);
     expect(r.findings).toEqual([]);
   });
 });
