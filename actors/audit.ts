@@ -23,7 +23,7 @@ export interface AuditDeps {
   store: Pick<ActorStore, 'list' | 'load'>;
   /** With `onChainBalance` (real chains), every deposit address's on-chain balance of its order's asset is read and
    *  reconciled with the books; without it (simulated chains) the books are the chain and nothing more is read. */
-  chains: Pick<Chains, 'transfers' | 'balances' | 'height' | 'onChainBalance' | 'reconcileAccounts'>;
+  chains: Pick<Chains, 'transfers' | 'balances' | 'height' | 'onChainBalance' | 'reconcileAccounts' | 'gasDesk'>;
   /** Orders per store page; default 500. */
   pageSize?: number;
   /**
@@ -52,6 +52,24 @@ export function readOrderRecords(snapshot: unknown): MoneyRecords | string {
 interface OrderData {
   records: MoneyRecords;
   transfers: Transfer[];
+  /** The id of the quote the order was made from, when its snapshot names one. */
+  quoteId: string | null;
+}
+
+const field = (v: unknown, name: string): unknown => {
+  if (v === null || typeof v !== 'object') return undefined;
+  const own: unknown = Object.getOwnPropertyDescriptor(v, name)?.value;
+  return own;
+};
+
+/** The USD prices stored with a quote (a quote machine's snapshot: `context.quote.usdPrices`), or null when the
+ *  snapshot holds none; checked at run time like the orders' records. */
+export function readQuotePrices(snapshot: unknown): Record<string, bigint> | null {
+  const prices = field(field(field(snapshot, 'context'), 'quote'), 'usdPrices');
+  if (prices === null || typeof prices !== 'object') return null;
+  const out: Record<string, bigint> = {};
+  for (const [asset, price] of Object.entries(prices)) if (typeof price === 'bigint') out[asset] = price;
+  return out;
 }
 
 export async function runAudit(deps: AuditDeps): Promise<AuditReport> {
@@ -72,7 +90,8 @@ export async function runAudit(deps: AuditDeps): Promise<AuditReport> {
       unreadable.set(id, { id, reason: records });
       return;
     }
-    orders.set(id, { records, transfers: await transfersOf(records) });
+    const quoteId = field(field(stored.snapshot, 'context'), 'quoteId');
+    orders.set(id, { records, transfers: await transfersOf(records), quoteId: typeof quoteId === 'string' ? quoteId : null });
   }
 
   /** The arrivals at the order's deposit address, and the transfers its records name (by the unique tx id). */
@@ -108,6 +127,18 @@ export async function runAudit(deps: AuditDeps): Promise<AuditReport> {
   // The router's own accounts on real chains (treasury, gas account), reconciled by the chains adapter.
   const readAccounts = async (): Promise<AccountReconciliation[]> => (chains.reconcileAccounts ? chains.reconcileAccounts() : []);
   let accounts = await readAccounts();
+  // The gas paid for deposit addresses' sends on real chains, beside what each order was charged for it.
+  const readGas = async () => (chains.gasDesk ? chains.gasDesk() : []);
+  let gasDesk = await readGas();
+  const quotePrices = new Map<string, Record<string, bigint>>();
+  const readPrices = async (id: string) => {
+    const quoteId = orders.get(id)?.quoteId;
+    if (!gasDesk.length || !quoteId || quotePrices.has(id)) return;
+    const quote = await store.load('quote', quoteId);
+    const prices = quote ? readQuotePrices(quote.snapshot) : null;
+    if (prices) quotePrices.set(id, prices);
+  };
+  for (const id of orders.keys()) await readPrices(id);
 
   const audit = () =>
     auditMoney({
@@ -118,6 +149,8 @@ export async function runAudit(deps: AuditDeps): Promise<AuditReport> {
       heights,
       onChain,
       accounts,
+      gasDesk,
+      quotePrices,
     });
 
   let report = audit();
@@ -139,6 +172,8 @@ export async function runAudit(deps: AuditDeps): Promise<AuditReport> {
     const freshOnChain = await onChainOf([...ids].flatMap((id) => { const r = orders.get(id)?.records; return r ? [r] : []; }));
     onChain = [...onChain.filter((c) => !reread.has(accountOf(c))), ...freshOnChain];
     if (report.accounts.some((a) => a.difference !== 0n)) accounts = await readAccounts();
+    if (report.findings.some((f) => f.kind === 'gas_undercharged')) gasDesk = await readGas();
+    for (const id of ids) await readPrices(id);
     await readHeights();
     report = audit();
   }

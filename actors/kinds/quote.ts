@@ -6,7 +6,7 @@ import type { Failure } from '../../src/bus/types.js';
 import type { Clock } from '../../src/clock.js';
 import { QuoteAlreadyBound, QuoteExpired, QuoteNotFound, QuoteRefused, toErrorData } from '../../src/errors.js';
 import type { QuoteProtocol } from '../../src/protocol/index.js';
-import { assetById } from '../../src/assets/index.js';
+import { assetById, assetsOn } from '../../src/assets/index.js';
 import type { AssetId } from '../../src/assets/types.js';
 import type { QuoteRequest } from '../../src/quotes/types.js';
 import type { ExactOutputRequest, ExactOutputResult, PricedRoute, RouteRequest, RoutingResult } from '../../src/routing/types.js';
@@ -30,9 +30,15 @@ async function price(router: QuoteKindDeps['router'], r: QuoteRequest): Promise<
   return { result: await router.route({ from, to, amountIn: r.amountIn, mode, allowlist, blocklist }), rounds: 1 };
 }
 
-/** USD prices of the pair and of every asset a step of the best route starts from (the assets costs are paid in). */
+/** USD prices of the pair, of every asset a step of the best route starts from (the assets costs are paid in), and
+ *  of the native coin of each EVM chain a step starts on (the gas desk's charge converts from it, and the money
+ *  audit converts that charge back with the same prices). */
 function usdPricesOf(prices: QuoteKindDeps['prices'], r: QuoteRequest, best: PricedRoute | null): Record<AssetId, bigint> {
-  const ids = new Set<AssetId>([r.from, r.to, ...(best?.steps.flatMap((s) => [s.from, s.to]) ?? [])]);
+  const steps = best?.steps ?? [];
+  const gasCoins = steps.flatMap((s) =>
+    s.execution.mode === 'evm_gas_desk' ? assetsOn(assetById(s.from).chain).filter((a) => a.native).map((a) => a.id) : [],
+  );
+  const ids = new Set<AssetId>([r.from, r.to, ...steps.flatMap((s) => [s.from, s.to]), ...gasCoins]);
   return Object.fromEntries([...ids].map((id) => [id, prices.usdPrice(assetById(id))]));
 }
 

@@ -18,13 +18,14 @@ import type { AssetId, ChainName } from '../assets/types.js';
 import { InvalidAddress, InvalidRequest, RouterError, Unavailable } from '../errors.js';
 import type { Logger } from '../log.js';
 import { FEES_ACCOUNT, holdingAccount } from '../orders/money.js';
+import { COST_TABLE } from '../routing/costing.js';
 import type { ActorStore } from '../store/types.js';
 import { MINT_ACCOUNT, accountKey, isUnbounded } from './accounts.js';
 import { InsufficientFunds, simulatedDepositOnRealChain } from './errors.js';
 import { openEvmChain, type EvmChain, type EvmChainOptions } from './evm/ledger.js';
 import { rpcError, rpcReason } from './evm/rpc.js';
 import type { EvmDeposit } from './evm/ledger.js';
-import type { AccountReconciliation, ChainLedger, Deposit, Reorg, SimChains, Transfer, TransferFilter, TransferRequest } from './types.js';
+import type { AccountReconciliation, ChainLedger, GasDeskSpend, Deposit, Reorg, SimChains, Transfer, TransferFilter, TransferRequest } from './types.js';
 import { WatchHub } from './watch-hub.js';
 
 /** Bookkeeping key → the real transaction it was booked for: `{ txId, block }`. */
@@ -47,6 +48,9 @@ export const BASELINE_SPACE = 'evm-account-baseline';
 const MAX_GAS_TOPUPS = 5;
 
 const HOLDING_PREFIX = holdingAccount('');
+
+/** A gas top-up's key: the key of the send it funds, then `:gas` or `:gas:<n>`. */
+const TOP_UP_KEY = /^(.+):gas(?::\d+)?$/;
 
 export interface HybridChainsOptions {
   /** The bookkeeping of every chain, and the whole ledger of the simulated ones. */
@@ -151,7 +155,8 @@ export function openHybridChains(opts: HybridChainsOptions): HybridChains {
   for (const [chain, rpcUrl] of Object.entries(opts.rpc) as Array<[ChainName, string | undefined]>) {
     if (!rpcUrl) continue;
     const required = opts.requiredConfirmations?.[chain];
-    real.set(chain, openEvmChain({ ...opts.evm, chain, rpcUrl, store, signers, ...(required !== undefined ? { requiredConfirmations: required } : {}), ...(logger ? { logger } : {}) }));
+    const priced = COST_TABLE.gasPriceWei[chain];
+    real.set(chain, openEvmChain({ ...opts.evm, chain, rpcUrl, store, signers, ...(priced !== undefined ? { pricedGasWei: priced } : {}), ...(required !== undefined ? { requiredConfirmations: required } : {}), ...(logger ? { logger } : {}) }));
   }
   // Chain names and public addresses only: an RPC URL may carry an API key.
   logger?.info({ chains: [...real.keys()], treasury, gasAccount }, 'real EVM chains; the others stay simulated');
@@ -314,14 +319,39 @@ export function openHybridChains(opts: HybridChainsOptions): HybridChains {
   // ------------------------------------------------------------------ gas of deposit addresses
 
   /**
-   * Gives a deposit address the ETH its send needs (estimated gas × maxFeePerGas, the same headroom the send's own
-   * preflight adds) from the gas account, keyed `<key>:gas` (then `<key>:gas:2`… should fees rise between a top-up
-   * and the signing), so a retried send never tops up twice for one shortfall.
+   * Per send from a deposit address, the gas it cost: its own transaction's fee and its top-ups' (from the signed
+   * list, so after a restart too). A deposit address's nonce filler belongs to no send and is left out.
+   */
+  async function gasDeskOf(evm: EvmChain): Promise<GasDeskSpend[]> {
+    const bySend = new Map<string, GasDeskSpend>();
+    const add = (key: string, fee: bigint, toppedUp: bigint) => {
+      const prior = bySend.get(key) ?? { chain: evm.chain, key, fee: 0n, toppedUp: 0n };
+      bySend.set(key, { ...prior, fee: prior.fee + fee, toppedUp: prior.toppedUp + toppedUp });
+    };
+    for (const { entry, mined } of await evm.signed()) {
+      if (entry.from === treasury || entry.key.startsWith('nonce-filler:')) continue;
+      const fee = mined?.fee ?? 0n;
+      if (entry.from === gasAccount) {
+        const topUp = TOP_UP_KEY.exec(entry.key);
+        if (!topUp) continue;
+        add(topUp[1]!, fee, mined?.success ? BigInt(entry.amount) : 0n);
+      } else {
+        add(entry.key, fee, 0n);
+      }
+    }
+    return [...bySend.values()];
+  }
+
+  /**
+   * Gives a deposit address the ETH its send needs (its gas limit, the estimate + 20 % the send's own preflight
+   * signs with, × the fee cap it will offer) from the gas account, keyed `<key>:gas` (then `<key>:gas:2`… should
+   * fees rise between a top-up and the signing), so a retried send never tops up twice for one shortfall.
    *
    * Accounting: this ETH is the router's execution cost. The order already paid for it in the bookkeeping: every step
    * moves its `cost` to `fees` (the quote's execution cost), which on a real chain is money in the treasury; the
    * gas account's spend is the matching expense, outside the bookkeeping ledger (it is not an order's asset), and
-   * the dust a send leaves unspent stays on the deposit address. Reconciling the two is not built yet.
+   * the dust a send leaves unspent stays on the deposit address as the gas account's money. `gasDesk()` answers the
+   * spend per send, which the money audit sets beside what each order was charged.
    */
   async function fundGas(evm: EvmChain, key: string, asset: AssetId, from: Address, to: Address, amount: bigint): Promise<void> {
     // Signed already: the send only waits for its transaction, whose gas was settled before it was signed.
@@ -354,7 +384,8 @@ export function openHybridChains(opts: HybridChainsOptions): HybridChains {
       let gas = await evm.client.estimateGas({ account: from, ...call });
       // The send's preflight adds 20 % to contract calls; the top-up must cover what it will ask for.
       if (gas !== 21_000n) gas = (gas * 6n) / 5n;
-      const fees = await evm.client.estimateFeesPerGas();
+      // The fees the send will offer: the top-up is its gas limit × fee cap, the most it can cost.
+      const fees = await evm.fees();
       const have = await evm.client.getBalance({ address: from });
       return { need: gas * fees.maxFeePerGas + (a.native ? amount : 0n), have };
     } catch (err) {
@@ -577,6 +608,11 @@ export function openHybridChains(opts: HybridChainsOptions): HybridChains {
     async reconcileAccounts() {
       const out: AccountReconciliation[] = [];
       for (const evm of real.values()) out.push(...(await reconcileChain(evm)));
+      return out;
+    },
+    async gasDesk() {
+      const out: GasDeskSpend[] = [];
+      for (const evm of real.values()) out.push(...(await gasDeskOf(evm)));
       return out;
     },
     transfers,

@@ -163,6 +163,12 @@ export interface Chains extends DepositWatcher {
    * money audit.
    */
   reconcileAccounts?(): Promise<AccountReconciliation[]>;
+  /**
+   * The gas the router paid for sends from deposit addresses on real chains, per send key, from the transactions it
+   * signed (see `GasDeskSpend`). Optional like `reconcileAccounts`; the money audit sets it beside what the orders
+   * were charged for their steps' gas.
+   */
+  gasDesk?(): Promise<GasDeskSpend[]>;
   close(): Promise<void>;
 }
 
@@ -187,6 +193,19 @@ export interface AccountReconciliation {
   booked: bigint;
   fees: bigint;
   inFlight: bigint;
+}
+
+/** One send from a deposit address on a real chain and the gas it cost the router. */
+export interface GasDeskSpend {
+  chain: ChainName;
+  /** The send's key (`<order id>:<step>:cost`, `<order id>:<step>:in`, a refund's key…); its top-ups from the gas
+   *  account are keyed `<key>:gas`, `<key>:gas:<n>` and counted here under the send's key. */
+  key: string;
+  /** Wei burnt as gas by the send's transaction and its top-ups, mined ones (reverted included). */
+  fee: bigint;
+  /** Wei the gas account sent the deposit address for it (mined, successful top-ups): what of it the send did not
+   *  burn stays there as the gas account's dust. */
+  toppedUp: bigint;
 }
 
 /** What a user's deposit looks like to the simulation: external money sent from `from` to `to`. */

@@ -86,6 +86,8 @@ function describe(f: AuditFindingJson): string {
         : `the ${f.what} records ${amount(f.amount)} to ${f.address}; tx ${f.txId} on the ledger moved ${f.ledger} to another place or amount`;
     case 'onchain_mismatch':
       return `${f.address} holds ${amount(f.onChain)} on ${f.chain} (read from the chain); the books hold ${amount(f.books)}`;
+    case 'gas_undercharged':
+      return `the sends from ${f.address} cost ${f.spentWei} wei of gas on ${f.chain}; the order was charged ${amount(f.charged)} = ${f.chargedWei} wei`;
   }
 }
 
@@ -120,6 +122,16 @@ export function renderAudit(r: AuditReportJson): string {
         a.difference === '0' ? '0' : `${a.difference} (${whole(a.difference, a.asset)})  <- not 0`,
       ]),
     ], new Set([4, 5, 6, 7, 8, 9, 10])));
+  }
+  if (r.gas.length) {
+    out.push('', 'gas of deposit addresses on real chains: spent (the sends\' and their top-ups\' fees) must not exceed charged');
+    out.push(...align([
+      ['ORDER', 'CHAIN', 'ASSET', 'CHARGED', 'CHARGED WEI', 'SPENT WEI', 'SPENT', 'TOPPED UP WEI'],
+      ...r.gas.map((g) => [
+        g.order, g.chain, assetName(g.asset), `${g.charged} (${whole(g.charged, g.asset)})`, g.chargedWei ?? '? (unpriced)', g.spentWei,
+        g.spent === null ? '?' : `${g.spent} (${whole(g.spent, g.asset)})`, g.toppedUp,
+      ]),
+    ], new Set([3, 4, 5, 6, 7])));
   }
   if (r.unreadable.length) {
     out.push('', 'orders whose records could not be read (not audited)');

@@ -24,10 +24,15 @@
 // the same reason an order paid in the chain's native asset (ETH) can only be checked one way: the chain holding less
 // than the books is a finding, more is taken for gas dust. A deposit mined but not yet booked (the feed waits for its
 // confirmations) shows as the chain holding more than the books until it is booked.
-import { assetById } from '../assets/registry.js';
+//
+// Gas on real chains: the gas the router paid for each order's sends from its deposit address (`gasDesk`, per send
+// key) is summed per order beside what the order was charged for it (its steps' and refunds' costs taken from the
+// deposit address, converted to the native coin at its quote's prices); spending more than was charged is a
+// `gas_undercharged` finding.
+import { ASSETS, assetById } from '../assets/registry.js';
 import { CHAIN_NAMES, type AssetId, type ChainName } from '../assets/types.js';
 import { accountKey } from '../chains/accounts.js';
-import type { AccountReconciliation, Balance, Transfer } from '../chains/types.js';
+import type { AccountReconciliation, Balance, GasDeskSpend, Transfer } from '../chains/types.js';
 import { FEES_ACCOUNT, holdingAccount, holdings, moneyFlows, type ChainAmount, type MoneyRecords } from './money.js';
 
 /** Prefix of the holding accounts (`holdingAccount(id)`): any such account belongs to an order. */
@@ -51,6 +56,33 @@ export interface AuditInput {
   /** The router's own accounts on real chains (treasury, gas account), each read beside its records by the chains
    *  adapter; any whose `onChain` is not its `expected` makes the report unclean. Absent: none is checked. */
   accounts?: readonly AccountReconciliation[];
+  /** The gas paid for sends from deposit addresses on real chains, per send key (`Chains.gasDesk`). Absent: no gas
+   *  row is made. */
+  gasDesk?: readonly GasDeskSpend[];
+  /** Per order id, the USD prices stored with its quote: the gas charged in the order's asset is converted to the
+   *  chain's native coin with them (the prices the quote converted it with). */
+  quotePrices?: ReadonlyMap<string, Readonly<Record<string, bigint>>>;
+}
+
+/**
+ * One order's gas on a real chain: what the router paid for the sends from its deposit address (their fees and
+ * their top-ups' fees, `spentWei`) beside what the order was charged for them (the costs of its steps and refunds
+ * taken from the deposit address, `charged` in the order's asset, and `chargedWei` converted at its quote's prices;
+ * null when the quote has no price for either). `toppedUp` is what the gas account sent the deposit address; the
+ * part not burnt (`toppedUp − topUps' share of the sweeps' fees`) stays there as dust, the gas account's money, so
+ * the gas account's own change is `−(toppedUp + top-ups' fees)`, and its spend for the order is `spentWei`.
+ */
+export interface GasDeskRow {
+  order: string;
+  chain: ChainName;
+  asset: AssetId;
+  address: string;
+  charged: bigint;
+  chargedWei: bigint | null;
+  spentWei: bigint;
+  /** `spentWei` in the order's asset at the quote's prices (rounded up); null when `chargedWei` is. */
+  spent: bigint | null;
+  toppedUp: bigint;
 }
 
 /** What a real chain's node answers for one deposit address and its order's asset. */
@@ -141,7 +173,10 @@ export type AuditFinding =
    *  has with another amount, asset or destination, or not at all (`ledger` null). */
   | { kind: 'flow_mismatch'; order: string; chain: ChainName; asset: AssetId; address: string; txId: string; what: string; amount: bigint; ledger: bigint | null }
   /** A deposit address on a real chain whose on-chain balance of the order's asset is not its balance in the books. */
-  | { kind: 'onchain_mismatch'; order: string; chain: ChainName; asset: AssetId; address: string; onChain: bigint; books: bigint };
+  | { kind: 'onchain_mismatch'; order: string; chain: ChainName; asset: AssetId; address: string; onChain: bigint; books: bigint }
+  /** The gas the router paid for the order's sends from its deposit address exceeds what the order was charged for
+   *  it (both in wei, the charge converted at the quote's prices): the gas desk lost money on this order. */
+  | { kind: 'gas_undercharged'; order: string; chain: ChainName; asset: AssetId; address: string; spentWei: bigint; chargedWei: bigint; charged: bigint };
 
 /** A router account on a real chain: its reconciliation and `difference = onChain − expected` (must be 0). */
 export interface AccountRow extends AccountReconciliation {
@@ -153,6 +188,8 @@ export interface AuditReport {
   orders: number;
   /** The treasury (per asset) and the gas account of every real chain; empty on simulated chains. */
   accounts: AccountRow[];
+  /** Per order with a send from its deposit address on a real chain: its gas spent beside its gas charged. */
+  gas: GasDeskRow[];
   /** One row per chain and asset any term touches, by chain (registry order), then asset id. */
   rows: AuditRow[];
   foreign: PlacedDeposit[];
@@ -341,6 +378,12 @@ export function auditMoney(input: AuditInput): AuditReport {
     }
   }
 
+  const gas = gasRows(input);
+  for (const g of gas) {
+    if (g.chargedWei === null || g.spentWei <= g.chargedWei) continue;
+    findings.push({ kind: 'gas_undercharged', order: g.order, chain: g.chain, asset: g.asset, address: g.address, spentWei: g.spentWei, chargedWei: g.chargedWei, charged: g.charged });
+  }
+
   const all = rows.rows();
   const differing = all.filter(rowDiffers).length;
   const unreadable = [...(input.unreadable ?? [])];
@@ -349,6 +392,7 @@ export function auditMoney(input: AuditInput): AuditReport {
   return {
     orders: input.orders.length,
     accounts,
+    gas,
     rows: all,
     foreign,
     pending,
@@ -357,6 +401,63 @@ export function auditMoney(input: AuditInput): AuditReport {
     differing,
     clean: differing === 0 && findings.length === 0 && unreadable.length === 0 && accounts.every((a) => a.difference === 0n),
   };
+}
+
+/** The gas rows of `GasDeskRow`: the sends keyed `<order id>:…` grouped per order. */
+function gasRows(input: AuditInput): GasDeskRow[] {
+  if (!input.gasDesk?.length) return [];
+  const out: GasDeskRow[] = [];
+  for (const o of input.orders) {
+    if (!o.vault) continue;
+    const mine = input.gasDesk.filter((g) => g.chain === o.sourceChain && g.key.startsWith(`${o.id}:`));
+    if (mine.length === 0) continue;
+    const vault = accountKey(o.sourceChain, o.vault.address);
+    const fromVault = (address: string) => accountKey(o.sourceChain, address) === vault;
+    const asset = o.route.from;
+    // Every cost taken from the deposit address pays for a send from it: the steps' (the first step's, the route
+    // back's from there) and the refunds'.
+    const charged =
+      o.legs.filter((l) => fromVault(l.holder) && l.from === asset).reduce((a, l) => a + l.cost, 0n) +
+      o.refunds.filter((r) => fromVault(r.from) && r.asset === asset).reduce((a, r) => a + r.cost, 0n);
+    const prices = input.quotePrices?.get(o.id);
+    const spentWei = mine.reduce((a, g) => a + g.fee, 0n);
+    out.push({
+      order: o.id, chain: o.sourceChain, asset, address: o.vault.address, charged,
+      chargedWei: inNative(charged, asset, prices),
+      spentWei,
+      spent: fromNative(spentWei, asset, prices),
+      toppedUp: mine.reduce((a, g) => a + g.toppedUp, 0n),
+    });
+  }
+  return out;
+}
+
+/** The USD prices of `asset` and of its chain's native coin, with their decimals; null without both. */
+function pricePair(asset: AssetId, prices: Readonly<Record<string, bigint>> | undefined) {
+  const a = assetById(asset);
+  const native = ASSETS.find((x) => x.chain === a.chain && x.native);
+  const pa = prices?.[asset];
+  const pn = native ? prices?.[native.id] : undefined;
+  if (!native || pa === undefined || pn === undefined || pa <= 0n || pn <= 0n) return null;
+  return { pa, pn, da: 10n ** BigInt(a.decimals), dn: 10n ** BigInt(native.decimals) };
+}
+
+/** `amount` of `asset` in base units of its chain's native coin at the given USD prices (rounded down: the charge is
+ *  never overstated); null without both prices. */
+function inNative(amount: bigint, asset: AssetId, prices: Readonly<Record<string, bigint>> | undefined): bigint | null {
+  if (assetById(asset).native) return amount;
+  const p = pricePair(asset, prices);
+  return p ? (amount * p.pa * p.dn) / (p.da * p.pn) : null;
+}
+
+/** `wei` of the chain's native coin in base units of `asset` (rounded up: the spend is never understated). */
+function fromNative(wei: bigint, asset: AssetId, prices: Readonly<Record<string, bigint>> | undefined): bigint | null {
+  if (assetById(asset).native) return wei;
+  const p = pricePair(asset, prices);
+  if (!p) return null;
+  const num = wei * p.pn * p.da;
+  const den = p.dn * p.pa;
+  return num === 0n ? 0n : (num + den - 1n) / den;
 }
 
 // ---- reading stored contexts ----
@@ -425,9 +526,11 @@ export type PlacedDepositJson = Wire<PlacedDeposit>;
 type WireEach<T> = T extends unknown ? Wire<T> : never;
 export type AuditFindingJson = WireEach<AuditFinding>;
 export type AccountRowJson = Wire<AccountRow>;
+export type GasDeskRowJson = Wire<GasDeskRow>;
 export interface AuditReportJson {
   orders: number;
   accounts: AccountRowJson[];
+  gas: GasDeskRowJson[];
   rows: AuditRowJson[];
   foreign: PlacedDepositJson[];
   pending: PlacedDepositJson[];
@@ -445,6 +548,7 @@ export function auditJson(r: AuditReport): AuditReportJson {
   return {
     orders: r.orders,
     accounts: r.accounts.map(wire),
+    gas: r.gas.map(wire),
     rows: r.rows.map(wire),
     foreign: r.foreign.map(wire),
     pending: r.pending.map(wire),

@@ -89,6 +89,18 @@ export function deliveryCost(prices: UsdPrices, asset: Asset): bigint {
   return evmGasCost(prices, asset, asset.native ? g.nativeTransfer : g.tokenTransfer);
 }
 
+/**
+ * Cost of refunding `asset` from an order's deposit address, base units of `asset`. On an EVM chain a refund is two
+ * sends from the deposit address, the cost to the fee account and the rest to the refund address, each after the gas
+ * desk gave the address the ETH for it (a native coin's deposit address lends its own ETH, and its second send then
+ * needs the top-up all the same): 2 × (transfer + top-up) gas. One send elsewhere: the delivery's cost.
+ */
+export function refundCost(prices: UsdPrices, asset: Asset): bigint {
+  if (CHAINS[asset.chain].kind !== 'evm') return deliveryCost(prices, asset);
+  const g = COST_TABLE.gasUnits;
+  return evmGasCost(prices, asset, 2n * ((asset.native ? g.nativeTransfer : g.tokenTransfer) + g.nativeTransfer));
+}
+
 function evmChainId(chain: ChainName): number {
   const id = CHAINS[chain].evmChainId;
   if (id === undefined) throw new RouterError(`Chain ${chain} has no EVM chain id.`);

@@ -4,7 +4,7 @@ export type {
   RoutingResult, SingleHopCandidate,
 } from './types.js';
 export { createRouter, DEFAULT_DEADLINES, DEFAULT_MAX_HOPS, DEFAULT_PATH_LIMIT, type Router, type RouterDeps } from './router.js';
-export { COST_TABLE, deliveryCost, executionFor, stepCost, stepKind, type StepKind, type UsdPrices } from './costing.js';
+export { COST_TABLE, deliveryCost, executionFor, refundCost, stepCost, stepKind, type StepKind, type UsdPrices } from './costing.js';
 export { checkResultInvariants, checkRouteInvariants, type InvariantOptions, type InvariantRequest } from './invariants.js';
 export { admitVenues, assertVenueLists } from './admission.js';
 export { assetPaths, buildGraph, searchPaths, type AssetGraph, type CandidatePath, type PathSearch } from './paths.js';

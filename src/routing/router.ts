@@ -3,7 +3,7 @@
 import { assetById } from '../assets/registry.js';
 import type { Market } from '../venues/types.js';
 import { admitVenues, assertVenueLists } from './admission.js';
-import { deliveryCost } from './costing.js';
+import { refundCost as refundCostOf } from './costing.js';
 import { createCutoff } from './ask-venue.js';
 import { multiHop } from './multi-hop.js';
 import { buildGraph, searchPaths, type PathSearch } from './paths.js';
@@ -97,8 +97,8 @@ export function createRouter(deps: RouterDeps): Router {
       if (winner === null || c.route.estimatedAmountOut > winner.route!.estimatedAmountOut) winner = c;
     }
     if (winner) winner.best = true;
-    // A refund is a transfer of the source asset on its own chain, costed as a delivery of it would be.
-    const refundCost = deliveryCost(market, from);
+    // A refund pays the source asset back from the deposit address on its own chain (see `refundCost`).
+    const refundCost = refundCostOf(market, from);
     return { best: winner?.route ?? null, refundCost, audit: { singleHop: single, multiHop: multi } };
   };
 

@@ -53,6 +53,8 @@ export interface StartAnvilOptions {
   port?: number;
   /** null or absent: automine (one block per transaction); a number: interval mining every that many seconds. */
   blockTimeSec?: number | null;
+  /** The first block's base fee per gas (wei); anvil's 1 gwei when absent. Later blocks follow EIP-1559 from it. */
+  baseFeePerGas?: bigint;
   /** ANVIL_MNEMONIC when absent. */
   mnemonic?: string;
   /** Path of an anvil binary; the one of ANVIL_PACKAGE when absent. */
@@ -161,6 +163,7 @@ export async function startAnvil(opts: StartAnvilOptions): Promise<AnvilNode> {
   const url = `http://127.0.0.1:${port}`;
   const args = ['--host', '127.0.0.1', '--port', String(port), '--chain-id', String(opts.chainId), '--mnemonic', opts.mnemonic ?? ANVIL_MNEMONIC, '--quiet'];
   if (opts.blockTimeSec != null) args.push('--block-time', String(opts.blockTimeSec));
+  if (opts.baseFeePerGas !== undefined) args.push('--block-base-fee-per-gas', String(opts.baseFeePerGas));
   const bin = opts.bin ?? anvilBinary();
   const child = spawn(bin, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';

@@ -5,6 +5,7 @@ import { parseUnits, type Address, type Hex } from 'viem';
 import { CHAINS } from '../../assets/chains.js';
 import type { ChainName } from '../../assets/types.js';
 import type { Logger } from '../../log.js';
+import { COST_TABLE } from '../../routing/costing.js';
 import { ANVIL_ACCOUNTS, startAnvil, type AnvilNode } from './anvil.js';
 import { mintDevToken, placeDevTokens, registryTokens } from './dev-token.js';
 
@@ -41,8 +42,12 @@ export function devnetRpcUrl(chain: ChainName): string | null {
 export async function startDevnetChain(chain: ChainName, opts: { port?: number; floatUnits?: string; logger?: Logger; blockTimeSec?: number | null } = {}): Promise<AnvilNode> {
   const chainId = CHAINS[chain].evmChainId;
   if (chainId === undefined) throw new Error(`devnet: ${chain} is not an EVM chain`);
+  const priced = COST_TABLE.gasPriceWei[chain];
   const node = await startAnvil({
     chainId,
+    // Fees as the quotes price them: the base fee starts at half the cost table's gas price (blocks with little in
+    // them lower it from there), so the router's sends, capped at that price, are mined at what orders were charged.
+    ...(priced !== undefined ? { baseFeePerGas: priced / 2n } : {}),
     ...(opts.port !== undefined ? { port: opts.port } : {}),
     ...(opts.logger ? { logger: opts.logger } : {}),
     ...(opts.blockTimeSec != null ? { blockTimeSec: opts.blockTimeSec } : {}),

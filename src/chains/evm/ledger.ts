@@ -59,6 +59,9 @@ export interface EvmChainOptions {
   /** A send still without a receipt this long after its last signing is replaced by one with higher fees (same
    *  nonce, same call); default 60 s, 0 = never. At most MAX_REPLACEMENTS per key. */
   bumpAfterMs?: number;
+  /** The price per gas the router's quotes charge on this chain (the cost table's `gasPriceWei`). Sends then offer
+   *  at most this much per gas while the node's base fee allows it (`fees()`); absent: the node's suggestion. */
+  pricedGasWei?: bigint;
   /** Test seam: runs after the signed transaction is stored and before its first broadcast; a throw stands for a crash. */
   beforeBroadcast?: (entry: OutboxEntry) => void | Promise<void>;
 }
@@ -149,6 +152,8 @@ export interface EvmChain {
   outboxEntry(key: string): Promise<OutboxEntry | null>;
   /** Every transaction signed on this chain through this adapter (nonce fillers included), with its receipt if mined. */
   signed(): Promise<SignedTx[]>;
+  /** The fees a send signed now offers per gas (see `feesPerGas`): what a gas top-up must cover. */
+  fees(): Promise<{ maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }>;
   balanceOf(address: string, asset: AssetId): Promise<bigint>;
   confirmations(tx: { block: number }): Promise<number>;
 }
@@ -450,7 +455,7 @@ export function openEvmChain(opts: EvmChainOptions): EvmChain {
       // Reserved, then the process stopped before the signed transaction was stored: nothing was broadcast for this
       // nonce, so a zero-value transfer to itself takes it and later transactions do not wait behind a gap.
       const acct = await account(address);
-      const fees = await client.estimateFeesPerGas();
+      const fees = await feesPerGas();
       const raw = await acct.signTransaction({ chainId, type: 'eip1559', nonce, to: acct.address, value: 0n, gas: 21_000n, ...fees });
       // Kept as any signed transaction is, so its gas is accounted for in the account's reconciliation.
       const fillerKey = `nonce-filler:${chain}:${address}:${nonce}`;
@@ -465,6 +470,28 @@ export function openEvmChain(opts: EvmChainOptions): EvmChain {
     },
   });
 
+  /**
+   * The fees a new transaction offers. With a priced gas price (what the quotes charge per gas) and a base fee at or
+   * below it: a fee cap of exactly the priced price and a priority fee of at most what is left of it above the base
+   * fee, so what any send pays per gas (min(cap, base fee + priority)) never exceeds what the order was charged for
+   * it. With the base fee above the priced price, waiting would hold the user's money for as long as fees stay high,
+   * so the send pays the node's current fees (its suggestion) and the real cost shows on the order's gas row in the
+   * money audit, which names an order charged less than it cost. Without a priced price: the node's suggestion.
+   */
+  async function feesPerGas(): Promise<{ maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }> {
+    const suggested = await client.estimateFeesPerGas();
+    const priced = opts.pricedGasWei;
+    if (priced === undefined) return suggested;
+    const block = await client.getBlock({ blockTag: 'latest' });
+    const base = block.baseFeePerGas ?? 0n;
+    if (base > priced) {
+      logger?.warn({ chain, baseFee: String(base), priced: String(priced) }, 'base fee above the priced gas price: sending at the node\'s fees');
+      return suggested;
+    }
+    const room = priced - base;
+    return { maxFeePerGas: priced, maxPriorityFeePerGas: suggested.maxPriorityFeePerGas < room ? suggested.maxPriorityFeePerGas : room };
+  }
+
   /** Signs, stores, then broadcasts once; alone for the account, so nonces go out in order. */
   async function signAndStore(req: EvmSendRequest): Promise<{ entry: OutboxEntry; broadcast: BroadcastOutcome }> {
     const from = lower(req.from);
@@ -472,7 +499,7 @@ export function openEvmChain(opts: EvmChainOptions): EvmChain {
     let fees: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint };
     let gas: bigint;
     try {
-      fees = await client.estimateFeesPerGas();
+      fees = await feesPerGas();
       gas = await preflight(req, fees);
     } catch (err) {
       // Nothing is signed yet: an unreachable node is a plain retriable failure, the key stays free.
@@ -648,6 +675,7 @@ export function openEvmChain(opts: EvmChainOptions): EvmChain {
     send,
     outboxEntry,
     signed,
+    fees: feesPerGas,
     balanceOf,
     async confirmations(tx) {
       return confirmationsAt(await height(), tx.block);

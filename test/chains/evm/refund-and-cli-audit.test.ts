@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPublicClient, createWalletClient, erc20Abi, getAddress, http, type Address, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { runAudit } from '../../../actors/audit.js';
 import { parseAmount, parseChainAsset } from '../../../src/assets/index.js';
 import { type AnvilNode } from '../../../src/chains/evm/anvil.js';
 import { devnetServiceEnv } from '../../../src/chains/evm/devnet.js';
@@ -81,6 +82,16 @@ describe('a refund on a real node', () => {
     expect(await usdcOf(sender.address)).toBe(refunded);
     // What the refund's cost kept went to the treasury; the deposit address holds no USDC.
     expect(await usdcOf(deposit)).toBe(0n);
+
+    // The refund's two sends (its cost to the fee account, the rest to the sender) and their gas top-ups cost the
+    // router no more than the refund's cost charged for them.
+    const report = await runAudit({ store: svc.service.store, chains: svc.service.chains, recheck: { times: 2, delayMs: 200 } });
+    const gas = report.gas.find((g) => g.order === o.body.id)!;
+    expect(gas.charged).toBe(ten - refunded);
+    expect(gas.spentWei).toBeGreaterThan(0n);
+    expect(gas.spentWei).toBeLessThanOrEqual(gas.chargedWei!);
+    expect(report.findings).toEqual([]);
+    console.log(`refund from a deposit address: charged ${gas.chargedWei} wei, spent ${gas.spentWei} wei`);
   }, 60_000);
 });
 

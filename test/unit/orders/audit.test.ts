@@ -307,3 +307,64 @@ describe('a real chain read beside the books: each deposit address\'s on-chain b
     ]);
   });
 });
+
+describe('gas of deposit addresses on real chains: spent beside charged, per order', () => {
+  // 1 USDC = 1 USD, 1 ETH = 3 000 USD (8 decimals), as a quote stores them.
+  const prices = { [BASE_USDC]: 100_000_000n, [BASE_ETH]: 300_000_000_000n };
+  // 30 000 USDC base units (0.03 USDC) = 10^13 wei at those prices.
+  const CHARGED_WEI = 10_000_000_000_000n;
+
+  async function executed(id: string, address: string): Promise<MoneyRecords> {
+    const o = order(id, address);
+    await deposit(o, 2_600_000_000n);
+    await execute(o, 2_500_000_000n, 30_000n, 2_498_000_000n, 500_000n);
+    return o;
+  }
+
+  it('sums the fees of the sends keyed <order id>:… and of their top-ups; charged at the quote\'s prices covers them: clean', async () => {
+    const o = await executed('o-gas', DEP_1);
+    const r = auditMoney({
+      orders: [o], transfers: await chains.transfers(), balances: await chains.balances(),
+      gasDesk: [
+        { chain: 'base', key: 'o-gas:0:cost', fee: 3_000_000_000_000n, toppedUp: 4_000_000_000_000n },
+        { chain: 'base', key: 'o-gas:0:in', fee: 4_000_000_000_000n, toppedUp: 2_000_000_000_000n },
+        // Another order's send and another chain's: not this order's gas.
+        { chain: 'base', key: 'o-other:0:cost', fee: 10n ** 18n, toppedUp: 0n },
+        { chain: 'arbitrum', key: 'o-gas:deliver', fee: 10n ** 18n, toppedUp: 0n },
+      ],
+      quotePrices: new Map([['o-gas', prices]]),
+    });
+    expect(r.gas).toEqual([
+      // 7·10^12 wei = 0.021 USD = 21 000 USDC base units.
+      { order: 'o-gas', chain: 'base', asset: BASE_USDC, address: DEP_1, charged: 30_000n, chargedWei: CHARGED_WEI, spentWei: 7_000_000_000_000n, spent: 21_000n, toppedUp: 6_000_000_000_000n },
+    ]);
+    expect(r.findings).toEqual([]);
+    expect(r.clean).toBe(true);
+    expect(renderAudit(auditJson(r))).toContain('gas of deposit addresses on real chains');
+  });
+
+  it('an order whose sends cost more gas than it was charged is named (gas_undercharged) and the audit is not clean', async () => {
+    const o = await executed('o-dear', DEP_2);
+    const r = auditMoney({
+      orders: [o], transfers: await chains.transfers(), balances: await chains.balances(),
+      gasDesk: [{ chain: 'base', key: 'o-dear:0:cost', fee: CHARGED_WEI + 1n, toppedUp: CHARGED_WEI }],
+      quotePrices: new Map([['o-dear', prices]]),
+    });
+    expect(r.findings).toEqual([
+      { kind: 'gas_undercharged', order: 'o-dear', chain: 'base', asset: BASE_USDC, address: DEP_2, spentWei: CHARGED_WEI + 1n, chargedWei: CHARGED_WEI, charged: 30_000n },
+    ]);
+    expect(r.clean).toBe(false);
+    expect(auditExitCode(auditJson(r))).not.toBe(0);
+    expect(renderAudit(auditJson(r))).toMatch(/o-dear +gas_undercharged +the sends from 0xAbCdEf0+2 cost 10000000000001 wei of gas on base; the order was charged 30000/);
+  });
+
+  it('without the quote\'s prices the charge is not converted: the row says so and nothing is compared', async () => {
+    const o = await executed('o-unpriced', DEP_1);
+    const r = auditMoney({
+      orders: [o], transfers: await chains.transfers(), balances: await chains.balances(),
+      gasDesk: [{ chain: 'base', key: 'o-unpriced:0:in', fee: 10n ** 18n, toppedUp: 0n }],
+    });
+    expect(r.gas).toMatchObject([{ order: 'o-unpriced', charged: 30_000n, chargedWei: null, spentWei: 10n ** 18n, spent: null }]);
+    expect(r.findings).toEqual([]);
+  });
+});

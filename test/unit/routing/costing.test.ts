@@ -2,7 +2,7 @@
 // delivery cost paid from the delivered asset, checked against figures worked out by hand from COST_TABLE.
 import { describe, expect, it } from 'vitest';
 import { ASSETS } from '../../../src/assets/registry.js';
-import { COST_TABLE, deliveryCost, executionFor, stepCost, stepKind } from '../../../src/routing/index.js';
+import { COST_TABLE, deliveryCost, executionFor, refundCost, stepCost, stepKind } from '../../../src/routing/index.js';
 import { createSimMarket } from '../../../src/venues/index.js';
 import { assetById, id } from './fake-market.js';
 
@@ -88,5 +88,18 @@ describe('delivery execution cost: a transfer of the to asset into to_address, p
       expect(deliveryCost(market, x)).toBeGreaterThan(0n);
       for (const y of ASSETS) if (x.id !== y.id) expect(stepCost(market, x, y)).toBeGreaterThan(0n);
     }
+  });
+});
+
+describe('refund execution cost: the source asset paid back from the deposit address, paid from the refunded asset', () => {
+  it('EVM: two sends from the deposit address (the cost, then the refund), each after a gas top-up', () => {
+    // 2 × (21k + 21k) gas × 5 gwei.
+    expect(refundCost(market, a('ethereum', 'ETH'))).toBe(84_000n * 5_000_000_000n);
+    // 2 × (65k + 21k) = 172k gas × 5 gwei = 0.00086 ETH = 2.58 USD; × 1.05 = 2.709 USDC.
+    expect(refundCost(market, a('ethereum', 'USDC'))).toBe(2_709_000n);
+  });
+  it('bitcoin and HyperCore: one send, the delivery\'s cost', () => {
+    expect(refundCost(market, a('bitcoin', 'BTC'))).toBe(deliveryCost(market, a('bitcoin', 'BTC')));
+    expect(refundCost(market, a('hyperliquid', 'USDC'))).toBe(deliveryCost(market, a('hyperliquid', 'USDC')));
   });
 });
