@@ -13,7 +13,7 @@ const QUOTE = { from: 'base.usdc', to: 'arbitrum.usdc', from_amount: '2500', ret
 describe('IssuedQuotes: the quotes this process issued', () => {
   const quoteOf = (id: string): Quote => ({ id, audit: { singleHop: [] } }) as unknown as Quote;
   const busAnswering = (answer: (id: string) => Quote) => {
-    const request = vi.fn(async (ref: { id: string }) => answer(ref.id));
+    const request = vi.fn(async (ref: { id: string }, _command: { type: string }) => answer(ref.id));
     return { bus: { request } as unknown as Bus, request };
   };
 
@@ -39,7 +39,7 @@ describe('IssuedQuotes: the quotes this process issued', () => {
     await quotes.get(bus, 'a', {});
     await quotes.get(bus, 'elsewhere', {});
     expect(request.mock.calls.map((c) => c[0])).toEqual([{ kind: 'quote', id: 'a' }, { kind: 'quote', id: 'elsewhere' }]);
-    expect(request.mock.calls.map((c) => (c[1] as { type: string }).type)).toEqual(['quote.get', 'quote.get']);
+    expect(request.mock.calls.map((c) => c[1].type)).toEqual(['quote.get', 'quote.get']);
   });
 });
 
@@ -53,18 +53,25 @@ describe('POST /order binds a quote this process issued without reading it back'
   it('an order is created with quote.bind and order.create only; repeating it answers the same order', async () => {
     const quote = await svc.post('/quote', QUOTE);
     expect(quote.status).toBe(200);
-    const spy = vi.spyOn(svc.service.bus, 'request');
+    const bus = svc.service.bus;
+    const original = bus.request;
+    const seen: string[] = [];
+    const tap: Bus['request'] = (ref, command, opts) => {
+      seen.push(`${ref.kind}:${command.type}`);
+      return original(ref, command, opts);
+    };
+    bus.request = tap;
     try {
       const order = await svc.post('/order', { quote_id: quote.body.id, to_address: TO, refund_address: REFUND });
       expect(order.status).toBe(201);
-      expect(spy.mock.calls.map((c) => `${c[0].kind}:${c[1].type}`)).toEqual(['quote:quote.bind', 'order:order.create']);
+      expect(seen).toEqual(['quote:quote.bind', 'order:order.create']);
       const again = await svc.post('/order', { quote_id: quote.body.id, to_address: TO, refund_address: REFUND });
       expect(again.body.id).toBe(order.body.id);
       // Another address for a bound quote is still refused: the actor decides, not the copy.
       const other = await svc.post('/order', { quote_id: quote.body.id, to_address: REFUND, refund_address: REFUND });
       expect(other.status).toBe(409);
     } finally {
-      spy.mockRestore();
+      bus.request = original;
     }
   });
 });
