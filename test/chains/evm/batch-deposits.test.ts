@@ -1,7 +1,7 @@
 // Two token transfers in one transaction: a transaction's second transfer to the same deposit address is its own
 // deposit (`<txHash>:<logIndex>`; the first keeps the hash), so one transaction paying a deposit address twice, and
 // another deposit address once, makes three deposits, and the audit counts all three.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createPublicClient, createWalletClient, getAddress, http, type Address, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { runAudit } from '../../../actors/audit.js';
@@ -10,7 +10,7 @@ import { parseAmount, parseChainAsset } from '../../../src/assets/index.js';
 import { type AnvilNode } from '../../../src/chains/evm/anvil.js';
 import { devTokenAbi } from '../../../src/chains/evm/dev-token.js';
 import type { RunningService } from '../../support/service.js';
-import { DEV_ROLES, startServiceOnBase, tokenAddress, untilOrderStatus } from './support.js';
+import { DEV_ROLES, useServiceOnBase, tokenAddress, untilOrderStatus } from './support.js';
 
 const USDC = tokenAddress('base', 'USDC');
 const BASE_USDC = parseChainAsset('base.usdc', 'from');
@@ -18,15 +18,7 @@ const units = (v: string) => parseAmount(v, BASE_USDC, 'formatted', 'amount');
 
 let node: AnvilNode;
 let svc: RunningService;
-let stop: () => Promise<void>;
-
-beforeAll(async () => {
-  ({ node, svc, stop } = await startServiceOnBase());
-}, 60_000);
-
-afterAll(async () => {
-  await stop?.();
-});
+useServiceOnBase((s) => ({ node, svc } = s));
 
 async function order(): Promise<{ id: string; deposit: Address }> {
   const q = await svc.post('/quote', { from: 'base.usdc', to: 'base.usdt', from_amount: '25', return_full_route: true });

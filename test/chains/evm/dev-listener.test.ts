@@ -15,7 +15,7 @@ import { NATS_USERS, startNatsServer, type NatsServer } from '../../../src/clust
 import { loadConfig } from '../../../src/config.js';
 import { createLogger } from '../../../src/log.js';
 import type { RunningService } from '../../support/service.js';
-import { DEV_ROLES, startServiceOnBase } from './support.js';
+import { DEV_ROLES, useServiceOnBase } from './support.js';
 
 const DEPOSIT = '0x00000000000000000000000000000000000000d1';
 const REFUSAL = /^base is a real chain here: a simulated deposit is refused; send a real transaction to the deposit address instead\.$/;
@@ -28,13 +28,7 @@ async function postJson(url: string, body: unknown): Promise<{ status: number; b
 describe('the embedded dev listener', () => {
   let node: AnvilNode;
   let svc: RunningService;
-  let stop: () => Promise<void>;
-  beforeAll(async () => {
-    ({ node, svc, stop } = await startServiceOnBase());
-  }, 60_000);
-  afterAll(async () => {
-    await stop?.();
-  });
+  useServiceOnBase((s) => ({ node, svc } = s));
 
   it('refuses a simulated deposit on a chain wired to a node (400, the money must come on chain), takes one on a simulated chain', async () => {
     const r = await postJson(`${svc.devUrl}/deposits`, { to: DEPOSIT, asset: 'base.usdc', amount: '5', from: DEV_ROLES.user.address });

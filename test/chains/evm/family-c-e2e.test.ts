@@ -2,14 +2,14 @@
 // base USDC → base USDT, and the order's first execution step run as-is by a wallet (to, calldata, value), exactly
 // as a client runs it; the order is `settled` in GET /orders and the destination's on-chain balance rises by
 // `executedBuyAmount`.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createPublicClient, createWalletClient, erc20Abi, getAddress, http, type Address, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { runAudit } from '../../../actors/audit.js';
 import { ANVIL_ACCOUNTS, type AnvilNode } from '../../../src/chains/evm/anvil.js';
 import { mintDevToken } from '../../../src/chains/evm/dev-token.js';
 import type { RunningService } from '../../support/service.js';
-import { startServiceOnBase, tokenAddress } from './support.js';
+import { useServiceOnBase, tokenAddress } from './support.js';
 
 const TREASURY = ANVIL_ACCOUNTS[0]!;
 const USER = ANVIL_ACCOUNTS[2]!;
@@ -21,15 +21,7 @@ const USDT_BASE = { chain: { kind: 'EVM', chainId: 8453 }, token: { kind: 'TOKEN
 
 let node: AnvilNode;
 let svc: RunningService;
-let stop: () => Promise<void>;
-
-beforeAll(async () => {
-  ({ node, svc, stop } = await startServiceOnBase());
-}, 60_000);
-
-afterAll(async () => {
-  await stop?.();
-});
+useServiceOnBase((s) => ({ node, svc } = s));
 
 const getJson = async (url: string) => (await (await fetch(url)).json()) as Record<string, any>;
 

@@ -3,7 +3,7 @@
 // at fees under the cost table's price and the router's sends offer no more than it, so the charge covers the spend;
 // with the node's base fee pushed above the priced one, the order still completes, paying the node's fees, and the
 // money audit names it as undercharged.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createPublicClient, createWalletClient, erc20Abi, getAddress, http, numberToHex, type Address, type Hex, type PublicClient } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { runAudit } from '../../../actors/audit.js';
@@ -14,23 +14,17 @@ import { rpcCall, type AnvilNode } from '../../../src/chains/evm/anvil.js';
 import { devTokenAbi } from '../../../src/chains/evm/dev-token.js';
 import { COST_TABLE } from '../../../src/routing/costing.js';
 import type { RunningService } from '../../support/service.js';
-import { DEV_ROLES, startServiceOnBase, tokenAddress, untilOrderStatus } from './support.js';
+import { DEV_ROLES, useServiceOnBase, tokenAddress, untilOrderStatus } from './support.js';
 
 const USDC = tokenAddress('base', 'USDC');
 const PRICED = COST_TABLE.gasPriceWei.base!;
 
 let node: AnvilNode;
 let svc: RunningService;
-let stop: () => Promise<void>;
 let pub: PublicClient;
-
-beforeAll(async () => {
-  ({ node, svc, stop } = await startServiceOnBase());
+useServiceOnBase((s) => {
+  ({ node, svc } = s);
   pub = createPublicClient({ transport: http(node.url), pollingInterval: 50 });
-}, 60_000);
-
-afterAll(async () => {
-  await stop?.();
 });
 
 /** Quotes and orders 25 base USDC → base USDT, pays the deposit address for real and waits for the order's end. */

@@ -1,7 +1,7 @@
 // A Family A order on a real EVM chain, end to end: the embedded service with ROUTER_EVM_RPC_BASE pointing at an
 // anvil node, a user paying the deposit address with a real ERC-20 transfer, the router sweeping it (gas from its
 // gas account) and paying out from its treasury with real transactions, while venues stay simulated.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   createPublicClient,
   createWalletClient,
@@ -24,7 +24,7 @@ import { parseAmount, parseChainAsset } from '../../../src/assets/index.js';
 import { ANVIL_ACCOUNTS, rpcCall, type AnvilNode } from '../../../src/chains/evm/anvil.js';
 import { DEV_TOKEN_SLOTS, devTokenAbi } from '../../../src/chains/evm/dev-token.js';
 import type { RunningService } from '../../support/service.js';
-import { DEV_ROLES, startServiceOnBase, tokenAddress, untilOrderStatus } from './support.js';
+import { DEV_ROLES, useServiceOnBase, tokenAddress, untilOrderStatus } from './support.js';
 
 const TREASURY = ANVIL_ACCOUNTS[0]!;
 const USER = ANVIL_ACCOUNTS[2]!;
@@ -33,15 +33,7 @@ const USDT = tokenAddress('base', 'USDT');
 
 let node: AnvilNode;
 let svc: RunningService;
-let stop: () => Promise<void>;
-
-beforeAll(async () => {
-  ({ node, svc, stop } = await startServiceOnBase());
-}, 60_000);
-
-afterAll(async () => {
-  await stop?.();
-});
+useServiceOnBase((s) => ({ node, svc } = s));
 
 
 describe('a Family A order on a real base node: deposit, sweep and payout are real transactions', () => {

@@ -2,7 +2,7 @@
 // deposit back to its sender, whose on-chain balance rises by the refund), and `router admin audit --data-dir`, run
 // as its own process with the service's ROUTER_EVM_* settings, reads the node beside the books: clean after the
 // orders, and an out-of-band transfer from the treasury is named and fails it.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createPublicClient, createWalletClient, erc20Abi, getAddress, http, type Address, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { runAudit } from '../../../actors/audit.js';
@@ -13,22 +13,14 @@ import { devTokenAbi } from '../../../src/chains/evm/dev-token.js';
 import type { AuditReportJson } from '../../../src/orders/audit.js';
 import { runRouterCli } from '../../support/router-cli.js';
 import type { RunningService } from '../../support/service.js';
-import { DEV_ROLES, startServiceOnBase, tokenAddress, untilOrderStatus } from './support.js';
+import { DEV_ROLES, useServiceOnBase, tokenAddress, untilOrderStatus } from './support.js';
 
 const USDC = tokenAddress('base', 'USDC');
 const BASE_USDC = parseChainAsset('base.usdc', 'from');
 
 let node: AnvilNode;
 let svc: RunningService;
-let stop: () => Promise<void>;
-
-beforeAll(async () => {
-  ({ node, svc, stop } = await startServiceOnBase());
-}, 60_000);
-
-afterAll(async () => {
-  await stop?.();
-});
+useServiceOnBase((s) => ({ node, svc } = s));
 
 const usdcOf = (who: Address) =>
   createPublicClient({ transport: http(node.url) }).readContract({ address: USDC, abi: erc20Abi, functionName: 'balanceOf', args: [who] });

@@ -3,7 +3,7 @@
 // the deposit back and the order hears `deposit.vanished`, so it awaits a deposit again with books that match the
 // chain; a new real deposit then completes it, and the money audit is clean. The same signed deposit mined again
 // after the reorg is booked anew and funds the order again.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createPublicClient, createWalletClient, encodeFunctionData, erc20Abi, getAddress, http, type Address, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { runAudit } from '../../../actors/audit.js';
@@ -12,7 +12,7 @@ import { parseAmount, parseChainAsset } from '../../../src/assets/index.js';
 import { ANVIL_ACCOUNTS, rpcCall, type AnvilNode } from '../../../src/chains/evm/anvil.js';
 import { devTokenAbi } from '../../../src/chains/evm/dev-token.js';
 import type { RunningService } from '../../support/service.js';
-import { startServiceOnBase, tokenAddress, untilOrderStatus } from './support.js';
+import { useServiceOnBase, tokenAddress, untilOrderStatus } from './support.js';
 
 const USER = ANVIL_ACCOUNTS[2]!;
 const USDC = tokenAddress('base', 'USDC');
@@ -21,15 +21,7 @@ const REQUIRED = 4;
 
 let node: AnvilNode;
 let svc: RunningService;
-let stop: () => Promise<void>;
-
-beforeAll(async () => {
-  ({ node, svc, stop } = await startServiceOnBase({ ROUTER_EVM_CONFIRMATIONS_BASE: String(REQUIRED) }));
-}, 60_000);
-
-afterAll(async () => {
-  await stop?.();
-});
+useServiceOnBase((s) => ({ node, svc } = s), { ROUTER_EVM_CONFIRMATIONS_BASE: String(REQUIRED) });
 
 
 const mine = (blocks: number) => rpcCall(node.url, 'anvil_mine', [`0x${blocks.toString(16)}`]);

@@ -1,5 +1,6 @@
 // Shared fixture of the EVM tests: a real anvil node answering a registry chain's id, with DevToken placed at
 // every registry ERC-20 address of that chain.
+import { afterAll, beforeAll } from 'vitest';
 import type { Address } from 'viem';
 import { getAddress } from 'viem';
 import { CHAINS } from '../../../src/assets/chains.js';
@@ -53,6 +54,20 @@ export async function startServiceOnBase(env: Record<string, string> = {}): Prom
     await node.stop();
     throw e;
   }
+}
+
+/** The service on a base devnet node for the tests of the enclosing file or describe block: started before them (the
+ *  callback receives it), stopped after them. */
+export function useServiceOnBase(started: (s: { node: AnvilNode; svc: RunningService }) => void, env: Record<string, string> = {}): void {
+  let stop: (() => Promise<void>) | undefined;
+  beforeAll(async () => {
+    const s = await startServiceOnBase(env);
+    stop = s.stop;
+    started(s);
+  }, 60_000);
+  afterAll(async () => {
+    await stop?.();
+  });
 }
 
 /** Polls Family A's GET /order/{id} until its status is one of `statuses` or `ms` passed; answers the last read. */
