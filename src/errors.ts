@@ -1,5 +1,6 @@
 // Typed errors of the core: a stable `code` each family maps to a status, and a `retriable` flag.
 // Errors cross the bus as plain data (toErrorData / fromErrorData), so the edge sees the same class.
+import type { QuoteAudit } from './routing/types.js';
 
 export interface ErrorData {
   code: string;
@@ -38,9 +39,21 @@ export class InvalidAddress extends InvalidRequest {
 export class VenueListConflict extends InvalidRequest {
   override readonly code = 'venue_list_conflict';
 }
-/** Nothing could quote the pair and amount; `details` carries the core QuoteAudit when candidates were asked. */
+/** What a refused quote carries: the core QuoteAudit when candidates were asked, else null. */
+export interface QuoteRefusalDetails {
+  audit: QuoteAudit | null;
+}
+/** Nothing could quote the pair and amount. */
 export class QuoteRefused extends RouterError {
   override readonly code = 'quote_refused';
+  declare readonly details: QuoteRefusalDetails | undefined;
+  constructor(message: string, details?: QuoteRefusalDetails) {
+    super(message, details);
+  }
+  /** The candidates the refusal was decided on, when the request asked for them. */
+  get audit(): QuoteAudit | null {
+    return this.details?.audit ?? null;
+  }
 }
 export class QuoteNotFound extends RouterError {
   override readonly code = 'quote_not_found';

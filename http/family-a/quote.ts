@@ -6,7 +6,6 @@ import type { Bus } from '../../src/bus/types.js';
 import type { Clock } from '../../src/clock.js';
 import { InvalidAmount, InvalidRequest, QuoteRefused, VenueListConflict } from '../../src/errors.js';
 import type { Quote, QuoteRequest } from '../../src/quotes/types.js';
-import type { QuoteAudit } from '../../src/routing/types.js';
 import { readJsonBody } from '../json-body.js';
 import { edgeState } from '../request-id.js';
 import { statusOf } from './errors.js';
@@ -63,7 +62,7 @@ export function postQuote(deps: QuoteRouteDeps): Koa.Middleware {
     } catch (err) {
       if (!(err instanceof QuoteRefused)) throw err;
       log.info({ quote_id: id }, 'quote refused');
-      const audit = (err.details as { audit?: QuoteAudit | null } | undefined)?.audit ?? null;
+      const audit = err.audit;
       // No quote was issued, so candidates in the audit carry the refused quote's id and expire at once.
       const rctx: RenderContext = {
         format: request.format,

@@ -6,7 +6,6 @@ import { parseAmount, parseChainAsset } from '../../src/assets/index.js';
 import type { Bus } from '../../src/bus/types.js';
 import { InvalidAmount, InvalidRequest, QuoteRefused } from '../../src/errors.js';
 import type { Quote, QuoteRequest } from '../../src/quotes/types.js';
-import type { QuoteAudit } from '../../src/routing/types.js';
 import { readJsonBody } from '../json-body.js';
 import { edgeState } from '../request-id.js';
 import { BError } from './errors.js';
@@ -65,7 +64,7 @@ export function postQuoteB(deps: { bus: Bus; quotes: IssuedQuotes }): Koa.Middle
     } catch (err) {
       if (!(err instanceof QuoteRefused)) throw err;
       log.info({ quote_id: id }, 'quote refused');
-      const audit = (err.details as { audit?: QuoteAudit | null } | undefined)?.audit ?? null;
+      const audit = err.audit;
       const details: Record<string, unknown> = {};
       if (ask.request.includeCandidates) details.quoteCandidates = audit ? rendered(() => renderCandidates(audit, ask.amountFormat)) : [];
       throw new BError(422, 'insufficient_liquidity', err.message, details);
