@@ -4,6 +4,7 @@
 import type { Server } from 'node:http';
 import type Koa from 'koa';
 import { createEdge } from './cluster/edge.js';
+import { tellReady } from './cluster/ready.js';
 import { createWorker } from './cluster/worker.js';
 import { loadConfig, type Config } from './config.js';
 import { ConfigError } from './errors.js';
@@ -77,6 +78,7 @@ async function main(): Promise<void> {
     }
     onSignals(logger, servers, () => worker.close());
     await worker.start();
+    tellReady(mode);
     return;
   }
 
@@ -104,6 +106,7 @@ async function main(): Promise<void> {
   logger.info({ family: 'B', host: config.host, port: b.port }, 'listening');
   logger.info({ family: 'C', host: config.host, port: c.port }, 'listening');
   onSignals(logger, servers, () => built.close());
+  tellReady(mode);
 }
 
 main().catch((err) => {

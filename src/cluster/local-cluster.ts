@@ -11,6 +11,7 @@ import { join, resolve } from 'node:path';
 import { createLogger } from '../log.js';
 import { ensurePrivateDir } from '../store/private-files.js';
 import { loadOrCreateSeed } from '../vaults/index.js';
+import { isReadyMessage } from './ready.js';
 import { freePort, NATS_USERS, startNatsServer, type NatsServer } from './nats-server.js';
 
 export interface ClusterProcess {
@@ -64,9 +65,8 @@ export interface LocalClusterOptions {
 
 const MAIN = resolve('src/main.ts');
 
-function launch(
-  name: string, args: string[], env: Record<string, string>, inherit: boolean, readyLine: RegExp | null, metricsPort: number | null,
-): Promise<ClusterProcess> {
+// A process of src/main.ts says it serves with a `ready` message on its IPC channel (src/cluster/ready.ts).
+function launch(name: string, args: string[], env: Record<string, string>, inherit: boolean, metricsPort: number | null): Promise<ClusterProcess> {
   const proc: ClusterProcess = {
     name,
     child: null as unknown as ChildProcess,
@@ -88,11 +88,15 @@ function launch(
     new Promise<void>((resolveReady, reject) => {
       const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
         env: childEnvironment(env),
-        stdio: ['ignore', 'pipe', 'pipe'],
+        stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
       });
       proc.child = child;
-      let ready = readyLine === null;
-      if (ready) resolveReady();
+      let ready = false;
+      child.on('message', (m) => {
+        if (ready || !isReadyMessage(m)) return;
+        ready = true;
+        resolveReady();
+      });
       let buf = '';
       const onData = (d: Buffer, stream: NodeJS.WriteStream) => {
         if (inherit) stream.write(d);
@@ -103,10 +107,6 @@ function launch(
           buf = buf.slice(nl + 1);
           proc.lines.push(line);
           if (proc.lines.length > 2000) proc.lines.shift();
-          if (!ready && readyLine!.test(line)) {
-            ready = true;
-            resolveReady();
-          }
         }
       };
       child.stdout!.on('data', (d: Buffer) => onData(d, process.stdout));
@@ -148,7 +148,6 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
         ROUTER_WORKER_ID: id, ROUTER_NATS_USER: NATS_USERS.worker.user, ROUTER_NATS_PASSWORD: NATS_USERS.worker.pass,
       },
       inherit,
-      /"worker started"/,
       metricsPort,
     );
     workers.push(w);
@@ -178,7 +177,6 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
         ROUTER_NATS_PASSWORD: NATS_USERS.router.pass,
       },
       inherit,
-      /"listening"/,
       edgeMetricsPort,
     );
     return {
