@@ -8,4 +8,4 @@ export { HttpError } from './http-error.js';
 export { REQUEST_ID_HEADER, acceptRequestId } from './request-id.js';
 export { createDevApp, type DevDeps } from './dev/app.js';
 export { createIssuedQuotes, ISSUED_QUOTES_MAX, type IssuedQuotes } from './issued-quotes.js';
-export { createEdgeGuard, UNGUARDED, type EdgeGuard, type EdgeGuardOptions, type RateLimit } from './overload.js';
+export { createEdgeGuard, UNGUARDED, type EdgeGuard, type EdgeGuardHooks, type EdgeGuardOptions, type RateLimit, type RefusalReason } from './overload.js';

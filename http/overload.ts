@@ -29,6 +29,15 @@ export interface EdgeGuardOptions {
   now?: () => number;
 }
 
+/** Why a request was refused: the cap of quotes in flight, the event loop's lag, the per-turn admission bound
+ *  (all 503), or the caller's rate limit (429). */
+export type RefusalReason = 'cap' | 'lag' | 'turn' | 'rate_limited';
+
+export interface EdgeGuardHooks {
+  /** Told of each refusal (metrics count them by reason). */
+  refused?(reason: RefusalReason): void;
+}
+
 export interface EdgeGuard {
   /** Route middleware of POST /quote: takes a slot for the whole request, or refuses with 503 and Retry-After. */
   quoteSlot: Koa.Middleware;
@@ -45,7 +54,7 @@ export interface EdgeGuard {
 /** Liveness probes must never be refused: a limited probe would get a healthy process killed. */
 const EXEMPT_PATHS = new Set(['/health']);
 
-export function createEdgeGuard(opts: EdgeGuardOptions): EdgeGuard {
+export function createEdgeGuard(opts: EdgeGuardOptions, hooks: EdgeGuardHooks = {}): EdgeGuard {
   const now = opts.now ?? (() => performance.now());
   const cap = opts.maxQuotesInFlight;
   let inFlight = 0;
@@ -57,11 +66,16 @@ export function createEdgeGuard(opts: EdgeGuardOptions): EdgeGuard {
     // The cap bounds what waits on venues; the lag bounds what waits on the CPU, which the cap cannot see: with instant
     // venues a few dozen quotes already keep the loop busy for seconds, and /health waits behind them. The lag shows
     // only once the loop has turned, so a burst that arrives in one turn is bounded per turn.
-    if (
-      (cap > 0 && inFlight >= cap) ||
-      (lag !== null && lag.delayMs() > opts.maxEventLoopDelayMs) ||
-      (perTurn > 0 && admittedThisTurn >= perTurn)
-    ) {
+    const refusal: RefusalReason | null =
+      cap > 0 && inFlight >= cap
+        ? 'cap'
+        : lag !== null && lag.delayMs() > opts.maxEventLoopDelayMs
+          ? 'lag'
+          : perTurn > 0 && admittedThisTurn >= perTurn
+            ? 'turn'
+            : null;
+    if (refusal !== null) {
+      hooks.refused?.(refusal);
       throw new HttpError(503, `The router is answering as many quotes as it can; retry in ${opts.shedRetryAfterSeconds} s.`, {
         'Retry-After': String(opts.shedRetryAfterSeconds),
       });
@@ -84,6 +98,7 @@ export function createEdgeGuard(opts: EdgeGuardOptions): EdgeGuard {
     if (buckets && !EXEMPT_PATHS.has(ctx.path)) {
       const wait = buckets.take(ctx.ip);
       if (wait > 0) {
+        hooks.refused?.('rate_limited');
         throw new HttpError(429, `Too many requests from this address; retry in ${wait} s.`, { 'Retry-After': String(wait) });
       }
     }

@@ -149,7 +149,8 @@ export async function createEmbeddedService(
   });
   janitor.start();
   // One guard for the three families: the cap is this process's, and a client is one client on any port.
-  const guard = createEdgeGuard(config.overload);
+  const guard = createEdgeGuard(config.overload, { refused: (reason) => metrics.requestsRefused.inc({ reason }) });
+  metrics.observeQuotesInFlight(guard.inFlight);
   // The quotes this process issued: an order made from one needs no round trip to read it back.
   const quotes = createIssuedQuotes();
   const appA = createApp({ bus, logger: opts.logger, newId: opts.newId ?? randomUUID, bodyLimitBytes: config.bodyLimitBytes, guard, quotes });

@@ -38,7 +38,8 @@ export async function createEdge(config: Config, opts: { logger: Logger; devList
     metrics,
   );
   // The edge sheds and limits for the cluster: what it refuses never reaches NATS or a worker.
-  const guard = createEdgeGuard(config.overload);
+  const guard = createEdgeGuard(config.overload, { refused: (reason) => metrics.requestsRefused.inc({ reason }) });
+  metrics.observeQuotesInFlight(guard.inFlight);
   // The quotes this process issued: an order made from one needs no round trip to read it back.
   const quotes = createIssuedQuotes();
   const appA = createApp({ bus, logger, newId: randomUUID, bodyLimitBytes: config.bodyLimitBytes, guard, quotes });

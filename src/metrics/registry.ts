@@ -27,6 +27,10 @@ export interface Metrics {
   readonly actorsPassivated: Counter<'kind'>;
   readonly leaseRenewals: Counter<'outcome'>;
   readonly shardMoves: Counter<'direction'>;
+  /** Requests the edge guard refused, by reason (cap, lag, turn: 503; rate_limited: 429). */
+  readonly requestsRefused: Counter<'reason'>;
+  /** Reads the quotes holding a slot of the cap at each scrape. */
+  observeQuotesInFlight(read: () => number): void;
   /** Reads the number of actors in memory at each scrape. */
   observeActorsInMemory(read: () => number): void;
   /** Reads the number of shards this worker holds at each scrape. */
@@ -53,6 +57,7 @@ export function createMetrics(opts: { role: MetricsRole; defaultMetrics?: boolea
 
   let actorsInMemory: (() => number) | null = null;
   let shardsOwned: (() => number) | null = null;
+  let quotesInFlight: (() => number) | null = null;
   let orders: (() => Promise<ReadonlyArray<{ status: string | null; count: number }>>) | null = null;
 
   new Gauge({
@@ -69,6 +74,14 @@ export function createMetrics(opts: { role: MetricsRole; defaultMetrics?: boolea
     registers,
     collect() {
       if (shardsOwned) this.set(shardsOwned());
+    },
+  });
+  new Gauge({
+    name: 'router_quotes_in_flight',
+    help: 'POST /quote requests holding a slot of ROUTER_MAX_QUOTES_IN_FLIGHT in this process.',
+    registers,
+    collect() {
+      if (quotesInFlight) this.set(quotesInFlight());
     },
   });
   new Gauge<'status'>({
@@ -138,6 +151,15 @@ export function createMetrics(opts: { role: MetricsRole; defaultMetrics?: boolea
       labelNames: ['direction'],
       registers,
     }),
+    requestsRefused: new Counter({
+      name: 'router_requests_refused_total',
+      help: 'Requests refused before any work, by reason: cap (quotes in flight), lag (event loop delay), turn (admissions per loop turn), all 503; rate_limited (429).',
+      labelNames: ['reason'],
+      registers,
+    }),
+    observeQuotesInFlight(read) {
+      quotesInFlight = read;
+    },
     observeActorsInMemory(read) {
       actorsInMemory = read;
     },

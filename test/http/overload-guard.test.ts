@@ -69,6 +69,39 @@ describe('Load shedding: the quote slots', () => {
     expect(guard.inFlight()).toBe(0);
   });
 
+  it('tells its hook why it refused: cap, then the rate limit; an admitted quote tells nothing', async () => {
+    const reasons: string[] = [];
+    const guard = createEdgeGuard(
+      { maxQuotesInFlight: 1, shedRetryAfterSeconds: 1, maxEventLoopDelayMs: 0, maxAdmissionsPerTurn: 0, rateLimit: { perMinute: 60, burst: 1, maxClients: 10 } },
+      { refused: (reason) => reasons.push(reason) },
+    );
+    let release = () => {};
+    const held = guard.quoteSlot({} as never, () => new Promise<void>((r) => (release = r)));
+    expect(reasons).toEqual([]);
+    await expect(guard.quoteSlot({} as never, async () => undefined)).rejects.toMatchObject({ status: 503 });
+    const client = { ip: '10.0.0.1', path: '/quote' } as never;
+    await guard.rateLimit(client, async () => undefined);
+    await expect(guard.rateLimit(client, async () => undefined)).rejects.toMatchObject({ status: 429 });
+    expect(reasons).toEqual(['cap', 'rate_limited']);
+    release();
+    await held;
+  });
+
+  it('per-turn admission refuses with reason turn once the turn has admitted its share', async () => {
+    const reasons: string[] = [];
+    const guard = createEdgeGuard(
+      { maxQuotesInFlight: 0, shedRetryAfterSeconds: 1, maxEventLoopDelayMs: 0, maxAdmissionsPerTurn: 2, rateLimit: null },
+      { refused: (reason) => reasons.push(reason) },
+    );
+    const never = new Promise<void>(() => undefined);
+    void guard.quoteSlot({} as never, () => never);
+    void guard.quoteSlot({} as never, () => never);
+    await expect(guard.quoteSlot({} as never, async () => undefined)).rejects.toMatchObject({ status: 503 });
+    expect(reasons).toEqual(['turn']);
+    await new Promise((r) => setImmediate(r));
+    await expect(guard.quoteSlot({} as never, async () => undefined)).resolves.toBeUndefined();
+  });
+
   it('a cap of 0 is no cap', async () => {
     const guard = createEdgeGuard({ maxQuotesInFlight: 0, shedRetryAfterSeconds: 1, maxEventLoopDelayMs: 0, maxAdmissionsPerTurn: 0, rateLimit: null });
     const never = new Promise<void>(() => undefined);

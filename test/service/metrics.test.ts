@@ -33,6 +33,8 @@ describe('Operators see it too: GET /metrics on the dev listener of embedded mod
       router_lease_renewals_total: 'counter',
       router_orders: 'gauge',
       router_quote_duration_seconds: 'histogram',
+      router_quotes_in_flight: 'gauge',
+      router_requests_refused_total: 'counter',
       router_shard_moves_total: 'counter',
       router_shards_owned: 'gauge',
       router_store_transactions_total: 'counter',
