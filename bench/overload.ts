@@ -3,7 +3,8 @@
 // shedding (cap and event loop lag), then the same 4× load with the cap alone (lag shedding off) and with no shedding
 // at all as the same-run baselines. /health is probed from its own
 // process (one request at a time, every BENCH_PROBE_MS), so the load generator's own event loop does not count.
-// Usage: npm run bench:overload   (BENCH_CAP=64 BENCH_LAG_MS=40 BENCH_SECONDS=10 BENCH_ROUNDS=3 BENCH_PROBE_MS=50 by default)
+// Usage: npm run bench:overload   (BENCH_CAP=64 BENCH_LAG_MS=40 BENCH_SECONDS=10 BENCH_ROUNDS=3 BENCH_PROBE_MS=50
+// BENCH_PER_TURN=8 BENCH_TURN_MS=25 by default; BENCH_ONLY=default,turnBudget runs a subset of the settings)
 import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -18,6 +19,9 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const PROBE_MS = Number(process.env.BENCH_PROBE_MS ?? 50);
 const LAG_MS = Number(process.env.BENCH_LAG_MS ?? 40);
 const PER_TURN = Number(process.env.BENCH_PER_TURN ?? 8);
+const TURN_MS = Number(process.env.BENCH_TURN_MS ?? 25);
+// A subset of the shedding settings (comma-separated: default, perTurn, turnBudget, capOnly, off); all when unset.
+const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').map((x) => x.trim())) : null;
 const QUOTE = { from: 'base.usdc', to: 'arbitrum.usdc', from_amount: '2500', quote_mode: 'fast', return_full_route: false };
 
 async function child(args: string[], env: Record<string, string> = {}): Promise<{ proc: ChildProcess; line: Promise<string>; exited: Promise<unknown> }> {
@@ -77,22 +81,32 @@ async function round(port: number, connections: number): Promise<Round> {
 }
 
 async function main(): Promise<void> {
-  // Each shedding setting is its own service process: [cap, lag threshold ms, admissions per loop turn].
-  const settings = { default: [CAP, LAG_MS, 0], perTurn: [CAP, LAG_MS, PER_TURN], capOnly: [CAP, 0, 0], off: [0, 0, 0] } as const;
+  // Each shedding setting is its own service process: [cap, lag threshold ms, admissions per loop turn, turn budget ms].
+  const settings = {
+    default: [CAP, LAG_MS, 0, 0],
+    perTurn: [CAP, LAG_MS, PER_TURN, 0],
+    turnBudget: [CAP, LAG_MS, 0, TURN_MS],
+    capOnly: [CAP, 0, 0, 0],
+    off: [0, 0, 0, 0],
+  } as const;
   type Setting = keyof typeof settings;
-  const cases: Array<{ name: string; setting: Setting; connections: number }> = [
+  const allCases: Array<{ name: string; setting: Setting; connections: number }> = [
     { name: 'idle (no load)', setting: 'default', connections: 0 },
     { name: '1× cap', setting: 'default', connections: CAP },
     { name: '2× cap', setting: 'default', connections: 2 * CAP },
     { name: '4× cap', setting: 'default', connections: 4 * CAP },
     { name: `1× cap, + ${PER_TURN} admissions per turn`, setting: 'perTurn', connections: CAP },
     { name: `4× cap, + ${PER_TURN} admissions per turn`, setting: 'perTurn', connections: 4 * CAP },
+    { name: `1× cap, + a ${TURN_MS} ms turn budget`, setting: 'turnBudget', connections: CAP },
+    { name: `4× cap, + a ${TURN_MS} ms turn budget`, setting: 'turnBudget', connections: 4 * CAP },
     { name: '4× cap, cap only (lag shedding off)', setting: 'capOnly', connections: 4 * CAP },
     { name: '4× cap, no shedding (baseline)', setting: 'off', connections: 4 * CAP },
   ];
+  const cases = allCases.filter((c) => !ONLY || ONLY.has(c.setting));
   const results = new Map<string, Round[]>(cases.map((c) => [c.name, []]));
   const services = new Map<Setting, { proc: ChildProcess; exited: Promise<unknown>; port: number; dir: string }>();
-  for (const [setting, [cap, lag, perTurn]] of Object.entries(settings) as Array<[Setting, readonly [number, number, number]]>) {
+  for (const [setting, [cap, lag, perTurn, turnMs]] of Object.entries(settings) as Array<[Setting, readonly [number, number, number, number]]>) {
+    if (!cases.some((c) => c.setting === setting)) continue;
     const dir = mkdtempSync(join(tmpdir(), 'router-overload-'));
     const svc = await child(['serve'], {
       ROUTER_DATA_DIR: dir,
@@ -101,6 +115,7 @@ async function main(): Promise<void> {
       ROUTER_MAX_QUOTES_IN_FLIGHT: String(cap),
       ROUTER_SHED_EVENT_LOOP_DELAY_MS: String(lag),
       ROUTER_SHED_ADMISSIONS_PER_TURN: String(perTurn),
+      ROUTER_SHED_TURN_BUDGET_MS: String(turnMs),
     });
     const { port } = JSON.parse(await svc.line) as { port: number };
     services.set(setting, { proc: svc.proc, exited: svc.exited, port, dir });

@@ -23,6 +23,8 @@ export interface EdgeGuardOptions {
   maxEventLoopDelayMs: number;
   /** Quotes admitted in one turn of the event loop at most; 0 = no bound. */
   maxAdmissionsPerTurn: number;
+  /** Milliseconds one turn of the event loop may run admitting quotes (from its first admission); 0 = no budget. */
+  maxTurnMs: number;
   /** null = no rate limit. */
   rateLimit: RateLimit | null;
   /** Milliseconds, monotonic enough for refills; defaults to performance.now. */
@@ -61,7 +63,11 @@ export function createEdgeGuard(opts: EdgeGuardOptions, hooks: EdgeGuardHooks = 
 
   const lag = opts.maxEventLoopDelayMs > 0 ? createLagMeter(now) : null;
   const perTurn = opts.maxAdmissionsPerTurn;
+  const turnBudgetMs = opts.maxTurnMs;
+  // The turn of the event loop that admitted a quote: how many it admitted and when it admitted the first. Reset by an
+  // immediate, which runs once the turn's I/O callbacks (and the CPU work they started) are done.
   let admittedThisTurn = 0;
+  let turnStartedAt = 0;
   const quoteSlot: Koa.Middleware = async (_ctx, next) => {
     // The cap bounds what waits on venues; the lag bounds what waits on the CPU, which the cap cannot see: with instant
     // venues a few dozen quotes already keep the loop busy for seconds, and /health waits behind them. The lag shows
@@ -71,7 +77,7 @@ export function createEdgeGuard(opts: EdgeGuardOptions, hooks: EdgeGuardHooks = 
         ? 'cap'
         : lag !== null && lag.delayMs() > opts.maxEventLoopDelayMs
           ? 'lag'
-          : perTurn > 0 && admittedThisTurn >= perTurn
+          : (perTurn > 0 && admittedThisTurn >= perTurn) || (turnBudgetMs > 0 && admittedThisTurn > 0 && now() - turnStartedAt > turnBudgetMs)
             ? 'turn'
             : null;
     if (refusal !== null) {
@@ -81,7 +87,8 @@ export function createEdgeGuard(opts: EdgeGuardOptions, hooks: EdgeGuardHooks = 
       });
     }
     inFlight += 1;
-    if (perTurn > 0 && admittedThisTurn++ === 0) {
+    if ((perTurn > 0 || turnBudgetMs > 0) && admittedThisTurn++ === 0) {
+      turnStartedAt = now();
       setImmediate(() => {
         admittedThisTurn = 0;
       });
@@ -130,7 +137,7 @@ function createLagMeter(now: () => number): { delayMs(): number } {
 }
 
 /** No cap and no limit: apps built without a guard (tests, tools) behave as before. */
-export const UNGUARDED: EdgeGuard = createEdgeGuard({ maxQuotesInFlight: 0, shedRetryAfterSeconds: 1, maxEventLoopDelayMs: 0, maxAdmissionsPerTurn: 0, rateLimit: null });
+export const UNGUARDED: EdgeGuard = createEdgeGuard({ maxQuotesInFlight: 0, shedRetryAfterSeconds: 1, maxEventLoopDelayMs: 0, maxAdmissionsPerTurn: 0, maxTurnMs: 0, rateLimit: null });
 
 interface Bucket {
   tokens: number;

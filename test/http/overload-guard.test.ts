@@ -54,7 +54,7 @@ describe('Per-client rate limit: token buckets by remote address', () => {
 
 describe('Load shedding: the quote slots', () => {
   it('takes a slot per quote in flight, refuses one more with 503 and Retry-After, and gives slots back even on failure', async () => {
-    const guard = createEdgeGuard({ maxQuotesInFlight: 2, shedRetryAfterSeconds: 3, maxEventLoopDelayMs: 0, maxAdmissionsPerTurn: 0, rateLimit: null });
+    const guard = createEdgeGuard({ maxQuotesInFlight: 2, shedRetryAfterSeconds: 3, maxEventLoopDelayMs: 0, maxAdmissionsPerTurn: 0, maxTurnMs: 0, rateLimit: null });
     const releases: Array<() => void> = [];
     const hold = () =>
       guard.quoteSlot({} as never, () => new Promise<void>((r) => releases.push(r)));
@@ -72,7 +72,7 @@ describe('Load shedding: the quote slots', () => {
   it('tells its hook why it refused: cap, then the rate limit; an admitted quote tells nothing', async () => {
     const reasons: string[] = [];
     const guard = createEdgeGuard(
-      { maxQuotesInFlight: 1, shedRetryAfterSeconds: 1, maxEventLoopDelayMs: 0, maxAdmissionsPerTurn: 0, rateLimit: { perMinute: 60, burst: 1, maxClients: 10 } },
+      { maxQuotesInFlight: 1, shedRetryAfterSeconds: 1, maxEventLoopDelayMs: 0, maxAdmissionsPerTurn: 0, maxTurnMs: 0, rateLimit: { perMinute: 60, burst: 1, maxClients: 10 } },
       { refused: (reason) => reasons.push(reason) },
     );
     let release = () => {};
@@ -90,7 +90,7 @@ describe('Load shedding: the quote slots', () => {
   it('per-turn admission refuses with reason turn once the turn has admitted its share', async () => {
     const reasons: string[] = [];
     const guard = createEdgeGuard(
-      { maxQuotesInFlight: 0, shedRetryAfterSeconds: 1, maxEventLoopDelayMs: 0, maxAdmissionsPerTurn: 2, rateLimit: null },
+      { maxQuotesInFlight: 0, shedRetryAfterSeconds: 1, maxEventLoopDelayMs: 0, maxAdmissionsPerTurn: 2, maxTurnMs: 0, rateLimit: null },
       { refused: (reason) => reasons.push(reason) },
     );
     const never = new Promise<void>(() => undefined);
@@ -103,7 +103,7 @@ describe('Load shedding: the quote slots', () => {
   });
 
   it('a cap of 0 is no cap', async () => {
-    const guard = createEdgeGuard({ maxQuotesInFlight: 0, shedRetryAfterSeconds: 1, maxEventLoopDelayMs: 0, maxAdmissionsPerTurn: 0, rateLimit: null });
+    const guard = createEdgeGuard({ maxQuotesInFlight: 0, shedRetryAfterSeconds: 1, maxEventLoopDelayMs: 0, maxAdmissionsPerTurn: 0, maxTurnMs: 0, rateLimit: null });
     const never = new Promise<void>(() => undefined);
     for (let i = 0; i < 100; i++) void guard.quoteSlot({} as never, () => never);
     expect(guard.inFlight()).toBe(100);
@@ -113,7 +113,7 @@ describe('Load shedding: the quote slots', () => {
 describe('Config: the overload and retention knobs', () => {
   it('defaults: a cap of 64 quotes in flight, Retry-After 1 s, no rate limit, quotes kept 1 h after expiry, swept every minute', () => {
     const c = loadConfig({});
-    expect(c.overload).toEqual({ maxQuotesInFlight: 64, shedRetryAfterSeconds: 1, maxEventLoopDelayMs: 40, maxAdmissionsPerTurn: 0, rateLimit: null });
+    expect(c.overload).toEqual({ maxQuotesInFlight: 64, shedRetryAfterSeconds: 1, maxEventLoopDelayMs: 40, maxAdmissionsPerTurn: 0, maxTurnMs: 0, rateLimit: null });
     expect(c.retention).toEqual({ quoteRetentionMs: 3_600_000, sweepMs: 60_000 });
   });
 
@@ -148,7 +148,7 @@ describe('Load shedding on event loop lag: quotes are shed while the loop is kep
   };
 
   it('a loop kept busy (every tick 60 ms late) sheds quotes with 503; once it keeps time again quotes pass', async () => {
-    const guard = createEdgeGuard({ maxQuotesInFlight: 1000, shedRetryAfterSeconds: 1, maxEventLoopDelayMs: 40, maxAdmissionsPerTurn: 0, rateLimit: null });
+    const guard = createEdgeGuard({ maxQuotesInFlight: 1000, shedRetryAfterSeconds: 1, maxEventLoopDelayMs: 40, maxAdmissionsPerTurn: 0, maxTurnMs: 0, rateLimit: null });
     await new Promise((r) => setTimeout(r, 150));
     await expect(guard.quoteSlot({} as never, async () => undefined)).resolves.toBeUndefined();
     // Busy work between the meter's ticks, tick after tick, as a saturated loop does.
@@ -165,7 +165,7 @@ describe('Load shedding on event loop lag: quotes are shed while the loop is kep
   });
 
   it('one long pause (a GC, a compile) sheds nothing', async () => {
-    const guard = createEdgeGuard({ maxQuotesInFlight: 1000, shedRetryAfterSeconds: 1, maxEventLoopDelayMs: 40, maxAdmissionsPerTurn: 0, rateLimit: null });
+    const guard = createEdgeGuard({ maxQuotesInFlight: 1000, shedRetryAfterSeconds: 1, maxEventLoopDelayMs: 40, maxAdmissionsPerTurn: 0, maxTurnMs: 0, rateLimit: null });
     await new Promise((r) => setTimeout(r, 150));
     busy(200);
     await new Promise((r) => setTimeout(r, 30));
@@ -175,12 +175,34 @@ describe('Load shedding on event loop lag: quotes are shed while the loop is kep
 
 describe('Load shedding of a burst: at most maxAdmissionsPerTurn quotes are admitted in one turn of the event loop', () => {
   it('the ninth quote of one turn is shed with 503; in the next turn quotes are admitted again', async () => {
-    const guard = createEdgeGuard({ maxQuotesInFlight: 1000, shedRetryAfterSeconds: 1, maxEventLoopDelayMs: 0, maxAdmissionsPerTurn: 8, rateLimit: null });
+    const guard = createEdgeGuard({ maxQuotesInFlight: 1000, shedRetryAfterSeconds: 1, maxEventLoopDelayMs: 0, maxAdmissionsPerTurn: 8, maxTurnMs: 0, rateLimit: null });
     const never = new Promise<void>(() => undefined);
     for (let i = 0; i < 8; i++) void guard.quoteSlot({} as never, () => never);
     await expect(guard.quoteSlot({} as never, async () => undefined)).rejects.toMatchObject({ status: 503, headers: { 'Retry-After': '1' } });
     await new Promise((r) => setImmediate(r));
     await expect(guard.quoteSlot({} as never, async () => undefined)).resolves.toBeUndefined();
     expect(guard.inFlight()).toBe(8);
+  });
+});
+
+describe('Load shedding of a burst by time: a turn of the event loop admits quotes for at most maxTurnMs', () => {
+  it('quotes are admitted while the turn is young; once it has run past the budget the next is shed; the next turn admits again', async () => {
+    let t = 1000;
+    const reasons: string[] = [];
+    const guard = createEdgeGuard(
+      { maxQuotesInFlight: 1000, shedRetryAfterSeconds: 1, maxEventLoopDelayMs: 0, maxAdmissionsPerTurn: 0, maxTurnMs: 25, rateLimit: null, now: () => t },
+      { refused: (reason) => reasons.push(reason) },
+    );
+    const never = new Promise<void>(() => undefined);
+    // Each admitted quote's CPU work advances the turn's clock by 10 ms: three fit in 25 ms (0, 10, 20 ms in).
+    for (let i = 0; i < 3; i++) {
+      void guard.quoteSlot({} as never, () => never);
+      t += 10;
+    }
+    await expect(guard.quoteSlot({} as never, async () => undefined)).rejects.toMatchObject({ status: 503, headers: { 'Retry-After': '1' } });
+    expect(reasons).toEqual(['turn']);
+    await new Promise((r) => setImmediate(r));
+    await expect(guard.quoteSlot({} as never, async () => undefined)).resolves.toBeUndefined();
+    expect(guard.inFlight()).toBe(3);
   });
 });
