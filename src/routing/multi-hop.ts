@@ -43,8 +43,8 @@ export async function multiHop(
   /** Resolves when the walk may start (after the direct venues had their chance to answer); at once when absent. */
   started?: Promise<unknown>,
   /** False when nobody reads the audit (Router.routeBest): `routes` then lists the quoted routes only and `attempts`
-   *  is empty, so a path that does not quote costs no audit entry (its error text, for the 64 pruned paths of a
-   *  direct pair, was most of a quote's routing work). The winner among the quoted routes is the same. */
+   *  is empty, so a path that does not quote costs no audit entry (the error texts of the 64 pruned paths of a
+   *  direct pair were about half of its routing work). The winner among the quoted routes is the same. */
   audited = true,
 ): Promise<QuoteAudit['multiHop']> {
   if (search.hops === null) {
