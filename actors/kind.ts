@@ -57,6 +57,10 @@ export interface ActorKindSpec<P extends Protocol<P> = any, L extends AnyActorLo
   status(snapshot: SnapshotFrom<L>): string;
   /** Fields stored in the order index (orders only). */
   index?(snapshot: SnapshotFrom<L>): OrderIndex | null;
+  /** How long an idle actor of this kind stays in memory, when shorter than the runtime's idle time: for a kind whose
+   *  actors are seldom asked again after their first answer (a quote), so that memory and the garbage collector do not
+   *  carry every one of them for the runtime's whole idle time. Absent: the runtime's. */
+  idleMs?: number;
 }
 
 /** A kind with its protocol and machine erased, as the runtime holds it. */

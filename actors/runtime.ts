@@ -158,6 +158,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
 
   function touch(a: Active): void {
     if (a.idleTimer) clearTimeout(a.idleTimer);
+    const idle = a.spec.idleMs === undefined ? idleMs : Math.min(idleMs, a.spec.idleMs);
     a.idleTimer = setTimeout(() => {
       // Only passivate between messages; a busy mailbox re-arms the timer when it finishes.
       void a.mailbox.then(() => writesDone(a)).then(() => {
@@ -166,7 +167,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
           deps.onPassivate?.(a.ref);
         }
       });
-    }, idleMs);
+    }, idle);
     a.idleTimer.unref();
   }
 

@@ -2,7 +2,7 @@
 // effect the runtime provides, and the quoting instant comes back with its output (no clock here).
 import { assign, fromPromise, setup } from 'xstate';
 import type { AssetId } from '../src/assets/types.js';
-import type { QuoteAudit, RoutingResult } from '../src/routing/types.js';
+import type { QuoteAudit, RoutedBest } from '../src/routing/types.js';
 import { QUOTE_VALIDITY_MS, type Quote, type QuoteRequest } from '../src/quotes/types.js';
 
 export interface QuoteInput {
@@ -10,10 +10,16 @@ export interface QuoteInput {
   request: QuoteRequest;
 }
 
+/** A quote's routing: the best route, the refund cost and the audit, which is null when the request asked for no
+ *  candidates (nothing reads it then, so the router does not build it). */
+export interface QuoteRouting extends RoutedBest {
+  audit: QuoteAudit | null;
+}
+
 /** What the runtime's priceRoutes effect answers: the routing result, the instant it was priced, the USD prices of
  *  the route's assets and the venue rounds it took (more than one for an exact-output search). */
 export interface PricedAt {
-  result: RoutingResult;
+  result: QuoteRouting;
   at: number;
   usdPrices: Record<AssetId, bigint>;
   rounds: number;

@@ -1,7 +1,7 @@
 // Hosting of quote.machine: `quote.request` creates the actor and answers once pricing has ended;
 // `quote.get` reads a stored quote and `quote.bind` binds it to one order (order creation uses both).
 import { fromPromise } from 'xstate';
-import { PRICE_ROUTES, quoteMachine, type PricedAt } from '../../machines/quote.machine.js';
+import { PRICE_ROUTES, quoteMachine, type PricedAt, type QuoteRouting } from '../../machines/quote.machine.js';
 import type { Failure } from '../../src/bus/types.js';
 import type { Clock } from '../../src/clock.js';
 import { QuoteAlreadyBound, QuoteExpired, QuoteNotFound, QuoteRefused, toErrorData } from '../../src/errors.js';
@@ -9,25 +9,32 @@ import type { QuoteProtocol } from '../../src/protocol/index.js';
 import { assetById, assetsOn } from '../../src/assets/index.js';
 import type { AssetId } from '../../src/assets/types.js';
 import type { QuoteRequest } from '../../src/quotes/types.js';
-import type { ExactOutputRequest, ExactOutputResult, PricedRoute, RouteRequest, RoutingResult } from '../../src/routing/types.js';
+import type { ExactOutputRequest, ExactOutputResult, PricedRoute, RoutedBest, RouteRequest, RoutingResult } from '../../src/routing/types.js';
 import type { Market } from '../../src/venues/types.js';
 import type { ActorKindSpec } from '../kind.js';
 
 export interface QuoteKindDeps {
-  router: { route(req: RouteRequest): Promise<RoutingResult>; exactOutput(req: ExactOutputRequest): Promise<ExactOutputResult> };
+  router: {
+    route(req: RouteRequest): Promise<RoutingResult>;
+    routeBest(req: RouteRequest): Promise<RoutedBest>;
+    exactOutput(req: ExactOutputRequest): Promise<ExactOutputResult>;
+  };
   /** The market's USD reference prices, stored with each quote for fee breakdowns. */
   prices: Pick<Market, 'usdPrice'>;
   clock: Clock;
 }
 
-/** Exact output when the request says so, else exact input. */
-async function price(router: QuoteKindDeps['router'], r: QuoteRequest): Promise<{ result: RoutingResult; rounds: number }> {
+/** Exact output when the request says so, else exact input; the audit only when the request asked for candidates. */
+async function price(router: QuoteKindDeps['router'], r: QuoteRequest): Promise<{ result: QuoteRouting; rounds: number }> {
   const { from, to, mode, allowlist, blocklist } = r;
   if (r.exactOut !== undefined) {
     const result = await router.exactOutput({ from, to, amountOut: r.exactOut, mode, allowlist, blocklist });
     return { result, rounds: result.rounds };
   }
-  return { result: await router.route({ from, to, amountIn: r.amountIn, mode, allowlist, blocklist }), rounds: 1 };
+  const req: RouteRequest = { from, to, amountIn: r.amountIn, mode, allowlist, blocklist };
+  if (r.includeCandidates) return { result: await router.route(req), rounds: 1 };
+  const { best, refundCost } = await router.routeBest(req);
+  return { result: { best, refundCost, audit: null }, rounds: 1 };
 }
 
 /** USD prices of the pair, of every asset a step of the best route starts from (the assets costs are paid in), and
@@ -41,6 +48,11 @@ function usdPricesOf(prices: QuoteKindDeps['prices'], r: QuoteRequest, best: Pri
   const ids = new Set<AssetId>([r.from, r.to, ...steps.flatMap((s) => [s.from, s.to]), ...gasCoins]);
   return Object.fromEntries([...ids].map((id) => [id, prices.usdPrice(assetById(id))]));
 }
+
+/** A quote answers once and is asked again at most to be bound by an order, usually seconds later; kept in memory
+ *  for the runtime's whole idle time, a busy edge's quotes (a thousand a second) made the heap and every garbage
+ *  collection grow. An order made later restores the quote from its snapshot. */
+export const QUOTE_IDLE_MS = 2_000;
 
 const fail = (err: Error): Failure => ({ ok: false, error: toErrorData(err) });
 // A refused quote was never issued: for order creation it is as unknown as one that never existed.
@@ -97,5 +109,6 @@ export function quoteKind(deps: QuoteKindDeps): ActorKindSpec<QuoteProtocol, typ
     },
     wakeUp: () => null,
     status: (s) => String(s.value),
+    idleMs: QUOTE_IDLE_MS,
   };
 }

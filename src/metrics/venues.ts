@@ -79,6 +79,7 @@ export function instrumentRouter(router: Router, metrics: Metrics): Router {
   }
   return {
     route: (req) => timed('exact_input', () => router.route(req)),
+    routeBest: (req) => timed('exact_input', () => router.routeBest(req)),
     exactOutput: (req) => timed('exact_output', () => router.exactOutput(req)),
   };
 }

@@ -107,11 +107,19 @@ function evmChainId(chain: ChainName): number {
   return id;
 }
 
+/** The native coin of each chain, looked up once: every step cost of a token on an EVM chain needs it. */
+const NATIVES = new Map<ChainName, Asset>();
+for (const a of ASSETS) if (a.native && !NATIVES.has(a.chain)) NATIVES.set(a.chain, a);
+
 function nativeOf(chain: ChainName): Asset {
-  const a = ASSETS.find((x) => x.chain === chain && x.native);
+  const a = NATIVES.get(chain);
   if (!a) throw new RouterError(`The asset registry has no native coin on ${chain}.`);
   return a;
 }
+
+/** 10^d for every decimals an asset can have, computed once rather than per cost. */
+const POW10: readonly bigint[] = Array.from({ length: 40 }, (_, d) => 10n ** BigInt(d));
+const pow10 = (d: number): bigint => POW10[d] ?? 10n ** BigInt(d);
 
 /** Gas paid in the native coin; a token reimburses the gas desk the same value plus the markup. */
 function evmGasCost(prices: UsdPrices, payer: Asset, gasUnits: bigint): bigint {
@@ -134,12 +142,12 @@ function ceilDiv(a: bigint, b: bigint): bigint {
 
 /** `units` of `native` expressed in `asset` through their USD prices, plus a markup, rounded up in one division. */
 function nativeToAsset(prices: UsdPrices, native: Asset, units: bigint, asset: Asset, markupBps: bigint): bigint {
-  const num = units * prices.usdPrice(native) * 10n ** BigInt(asset.decimals) * (BPS + markupBps);
-  const den = 10n ** BigInt(native.decimals) * prices.usdPrice(asset) * BPS;
+  const num = units * prices.usdPrice(native) * pow10(asset.decimals) * (BPS + markupBps);
+  const den = pow10(native.decimals) * prices.usdPrice(asset) * BPS;
   return ceilDiv(num, den);
 }
 
 /** A USD amount (8 decimals) in base units of `asset`, rounded up. */
 function usdToAsset(prices: UsdPrices, usd: bigint, asset: Asset): bigint {
-  return ceilDiv(usd * 10n ** BigInt(asset.decimals), prices.usdPrice(asset));
+  return ceilDiv(usd * pow10(asset.decimals), prices.usdPrice(asset));
 }

@@ -1,6 +1,6 @@
 // Public names of the routing module: the router, its defaults, the costing functions and the route invariants.
 export type {
-  CandidateStatus, Delivery, ExactOutputRequest, ExactOutputResult, MultiHopAttempt, MultiHopRoute, PricedRoute, QuoteAudit, QuoteMode, RouteRequest, RouteStep,
+  CandidateStatus, Delivery, ExactOutputRequest, ExactOutputResult, MultiHopAttempt, MultiHopRoute, PricedRoute, QuoteAudit, QuoteMode, RoutedBest, RouteRequest, RouteStep,
   RoutingResult, SingleHopCandidate,
 } from './types.js';
 export { createRouter, DEFAULT_DEADLINES, DEFAULT_MAX_HOPS, DEFAULT_PATH_LIMIT, type Router, type RouterDeps } from './router.js';

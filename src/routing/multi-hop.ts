@@ -42,6 +42,10 @@ export async function multiHop(
   search: PathSearch,
   /** Resolves when the walk may start (after the direct venues had their chance to answer); at once when absent. */
   started?: Promise<unknown>,
+  /** False when nobody reads the audit (Router.routeBest): `routes` then lists the quoted routes only and `attempts`
+   *  is empty, so a path that does not quote costs no audit entry (the error texts of the 64 pruned paths of a
+   *  direct pair were about half of its routing work). The winner among the quoted routes is the same. */
+  audited = true,
 ): Promise<QuoteAudit['multiHop']> {
   if (search.hops === null) {
     return {
@@ -110,9 +114,13 @@ export async function multiHop(
     return out - ctx.deliveryCost(assets[assets.length - 1]!);
   };
 
-  const walk = async (path: CandidatePath, index: number): Promise<MultiHopRoute> => {
-    // Copies: the path search is cached across quotes, and an audit must not share arrays with another one.
-    const head = { assets: [...path.assets], venues: [...path.venues], best: false };
+  // Copies: the path search is cached across quotes, and an audit must not share arrays with another one.
+  const head = (path: CandidatePath) => ({ assets: [...path.assets], venues: [...path.venues], best: false });
+  /** A path that quotes nothing: its audit entry, or null (and no error text built) when there is no audit. */
+  const failed = (path: CandidatePath, error: () => string): MultiHopRoute | null =>
+    audited ? { ...head(path), status: 'failed', error: error() } : null;
+
+  const walk = async (path: CandidatePath, index: number): Promise<MultiHopRoute | null> => {
     const assets = assetsOf(path);
     const steps: RouteStep[] = [];
     let amount = req.amountIn;
@@ -126,35 +134,40 @@ export async function multiHop(
         // Strictly below: a pruned path could not even tie, so the winner (and who wins a tie) is unchanged.
         const bound = boundFrom(assets, path, round, amount);
         if (bound !== null && bound < run.leader) {
-          return {
-            ...head,
-            status: 'failed',
-            error: `Not asked from round ${round} (${venue}, ${name(a)} -> ${name(b)}) on: this path delivers at most ${bound} base units of ${name(assets[assets.length - 1]!)}, less than the ${run.leader} already quoted.`,
-          };
+          const leader = run.leader;
+          return failed(
+            path,
+            () =>
+              `Not asked from round ${round} (${venue}, ${name(a)} -> ${name(b)}) on: this path delivers at most ${bound} base units of ${name(assets[assets.length - 1]!)}, less than the ${leader} already quoted.`,
+          );
         }
       }
       const got = await request(round, venue, a, b, amount, index);
       if (got.status !== 'quoted' || !got.step) {
-        const what = `Round ${round} (${venue}, ${name(a)} -> ${name(b)})`;
-        const error = got.status === 'timed_out'
-          ? `${what} did not answer within ${ctx.deadlineMs} ms.`
-          : `${what} failed: ${got.error ?? 'no reason given.'}`;
-        return { ...head, status: 'failed', error };
+        return failed(path, () => {
+          const what = `Round ${round} (${venue}, ${name(a)} -> ${name(b)})`;
+          return got.status === 'timed_out'
+            ? `${what} did not answer within ${ctx.deadlineMs} ms.`
+            : `${what} failed: ${got.error ?? 'no reason given.'}`;
+        });
       }
       steps.push({ ...got.step });
       amount = got.step.stepAmountOut;
     }
     const done = finishRoute(ctx, req, assets[assets.length - 1]!, steps);
-    if (!done.ok) return { ...head, status: 'failed', error: done.error };
+    if (!done.ok) return failed(path, () => done.error);
     offerLeader(run, done.route);
-    return { ...head, status: 'quoted', route: done.route };
+    return { ...head(path), status: 'quoted', route: done.route };
   };
 
   if (started) await started;
-  const routes = await Promise.all(search.paths.map((p, i) => walk(p, i)));
-  const attempts = [...shared.values()]
-    .sort((x, y) => x.attempt.round - y.attempt.round || x.minPath - y.minPath || x.seq - y.seq)
-    .map((s) => s.attempt);
+  const walked = await Promise.all(search.paths.map((p, i) => walk(p, i)));
+  const routes = walked.filter((r): r is MultiHopRoute => r !== null);
+  const attempts = audited
+    ? [...shared.values()]
+        .sort((x, y) => x.attempt.round - y.attempt.round || x.minPath - y.minPath || x.seq - y.seq)
+        .map((s) => s.attempt)
+    : [];
   return {
     // Counts the paths enumerated and tried (= routes.length); `complete: false` says more existed (README).
     paths: search.paths.length,

@@ -13,7 +13,7 @@ import { createSearchContext } from './steps.js';
 import type { AssetId } from '../assets/types.js';
 import type { Venue } from '../venues/types.js';
 import type {
-  ExactOutputRequest, ExactOutputResult, PricedRoute, QuoteAudit, QuoteMode, RouteRequest, RoutingResult, SingleHopCandidate,
+  ExactOutputRequest, ExactOutputResult, PricedRoute, QuoteAudit, QuoteMode, RoutedBest, RouteRequest, RoutingResult, SingleHopCandidate,
 } from './types.js';
 
 /** Per-venue deadlines of spec 4 (`quote_mode`): optimal gives each venue 10 s, fast cuts it off at 1.5 s. */
@@ -39,6 +39,9 @@ const PATH_CACHE_SIZE = 512;
 export interface Router {
   /** Rejects with VenueListConflict when both venue lists are set; otherwise resolves, best null when nothing quoted. */
   route(req: RouteRequest): Promise<RoutingResult>;
+  /** route() for a caller that shows no candidates: the same search and the same best route and refund cost, without
+   *  the audit (no entry is built for a candidate that does not quote). */
+  routeBest(req: RouteRequest): Promise<RoutedBest>;
   /** The smallest input whose route delivers at least `amountOut` (exact-output.ts); best null when none does. */
   exactOutput(req: ExactOutputRequest): Promise<ExactOutputResult>;
 }
@@ -66,7 +69,9 @@ export function createRouter(deps: RouterDeps): Router {
     return found;
   };
 
-  const search = async (req: RouteRequest, pruning: boolean): Promise<RoutingResult> => {
+  function search(req: RouteRequest, pruning: boolean, audited: true): Promise<RoutingResult>;
+  function search(req: RouteRequest, pruning: boolean, audited: false): Promise<RoutedBest>;
+  async function search(req: RouteRequest, pruning: boolean, audited: boolean): Promise<RoutedBest | RoutingResult> {
     assertVenueLists(req.allowlist, req.blocklist);
     const from = assetById(req.from);
     const to = assetById(req.to);
@@ -84,13 +89,14 @@ export function createRouter(deps: RouterDeps): Router {
       const started = pruning ? Promise.race([singleDone, new Promise<void>((r) => setImmediate(r))]) : undefined;
       [single, multi] = await Promise.all([
         singleDone,
-        multiHop(ctx, run, req, from, to, venues, { maxHops, pathLimit: deps.pathLimit }, pathSearch(venues, from.id, to.id), started),
+        multiHop(ctx, run, req, from, to, venues, { maxHops, pathLimit: deps.pathLimit }, pathSearch(venues, from.id, to.id), started, audited),
       ]);
     } finally {
       run.cutoff.close();
     }
 
-    // Highest output wins; strict `>` keeps the first found on a tie, and single hop is looked at first.
+    // Highest output wins; strict `>` keeps the first found on a tie, and single hop is looked at first. Without the
+    // audit, multi.routes holds the quoted routes only, in the same order, so the same route wins.
     let winner: { best: boolean; route?: PricedRoute } | null = null;
     for (const c of [...single, ...multi.routes]) {
       if (c.status !== 'quoted' || !c.route) continue;
@@ -99,11 +105,13 @@ export function createRouter(deps: RouterDeps): Router {
     if (winner) winner.best = true;
     // A refund pays the source asset back from the deposit address on its own chain (see `refundCost`).
     const refundCost = refundCostOf(market, from);
-    return { best: winner?.route ?? null, refundCost, audit: { singleHop: single, multiHop: multi } };
-  };
+    const best = winner?.route ?? null;
+    return audited ? { best, refundCost, audit: { singleHop: single, multiHop: multi } } : { best, refundCost };
+  }
 
   const router: Router = {
-    route: (req) => search(req, prune),
+    route: (req) => search(req, prune, true),
+    routeBest: (req) => search(req, prune, false),
     async exactOutput(req) {
       // Checked before the first routing, so a bad request rejects as route() would and costs no venue call.
       assertVenueLists(req.allowlist, req.blocklist);
@@ -111,7 +119,7 @@ export function createRouter(deps: RouterDeps): Router {
       const to = assetById(req.to);
       // Its first routing runs unpruned: it takes the best few quoted paths, not only the best one, to search, and
       // a path pruned for losing at the first input may win at the answer's input.
-      return exactOutputSearch({ market, deadlineMs: deps.deadlines[req.mode], route: (r) => search(r, false), from, to }, req);
+      return exactOutputSearch({ market, deadlineMs: deps.deadlines[req.mode], route: (r) => search(r, false, true), from, to }, req);
     },
   };
   return router;

@@ -90,11 +90,15 @@ export interface QuoteAudit {
   };
 }
 
-export interface RoutingResult {
+/** What a routing decides: the best route and the refund cost (Router.routeBest answers this alone). */
+export interface RoutedBest {
   best: PricedRoute | null;
   /** What one refund transfer of the source asset costs on its chain (base units of `from`, rounded up): an order
    *  refunds with it, and one whose amount would not cover it is refused. */
   refundCost: bigint;
+}
+
+export interface RoutingResult extends RoutedBest {
   audit: QuoteAudit;
 }
 

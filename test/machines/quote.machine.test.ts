@@ -6,9 +6,15 @@ import { PRICE_ROUTES, quoteMachine, type QuoteContext } from '../../machines/qu
 import { QuoteRefused } from '../../src/errors.js';
 import { fromErrorData } from '../../src/errors.js';
 import { encodeJson, roundTrip } from '../../src/store/codec.js';
-import type { RoutingResult } from '../../src/routing/types.js';
+import type { RoutedBest, RoutingResult } from '../../src/routing/types.js';
+import { QUOTE_IDLE_MS, quoteKind } from '../../actors/kinds/quote.js';
+import { createRuntime } from '../../actors/runtime.js';
+import { ManualClock } from '../../src/clock.js';
+import { createLogger } from '../../src/log.js';
+import { openSqliteStore } from '../../src/store/sqlite-store.js';
+import { USD_ONE } from '../../src/venues/prices.js';
 import { QUOTE_VALIDITY_MS, type Quote } from '../../src/quotes/types.js';
-import { quoteRequest, routingResult } from '../support/fixtures.js';
+import { oneStepRoute, quoteRequest, routingResult } from '../support/fixtures.js';
 import { testHost } from '../support/host.js';
 
 const AT = Date.parse('2026-11-22T10:00:00Z');
@@ -188,5 +194,45 @@ describe('POST /order rules at the quote actor: one quote binds one order', () =
     expect(r.ok).toBe(false);
     await host.close();
     await refused.close();
+  });
+});
+
+describe('A quote without candidates is routed without its audit, and leaves memory soon after its answer', () => {
+  function host(route: () => Promise<RoutingResult>, routeBest: () => Promise<RoutedBest>) {
+    const store = openSqliteStore(':memory:');
+    const clock = new ManualClock(undefined, AT);
+    const kind = quoteKind({ router: { route, routeBest, exactOutput: () => Promise.reject(new Error('exact input only')) }, prices: { usdPrice: () => USD_ONE }, clock });
+    const runtime = createRuntime({ store, clock, logger: createLogger('silent'), kinds: [kind] });
+    return { runtime, store };
+  }
+  const audited = async () => routingResult(true);
+  const bare = async (): Promise<RoutedBest> => ({ best: oneStepRoute(), refundCost: 2_000n });
+  const never = () => Promise.reject(new Error('not this one'));
+
+  it('include_candidates false asks routeBest, true asks route; both answer the same quote route', async () => {
+    const a = host(never, bare);
+    const plain = await a.runtime.handle({ ref: { kind: 'quote', id: 'q-plain' }, message: { type: 'quote.request', request: quoteRequest({ includeCandidates: false }) } });
+    const b = host(audited, never);
+    const cands = await b.runtime.handle({ ref: { kind: 'quote', id: 'q-cands' }, message: { type: 'quote.request', request: quoteRequest({ includeCandidates: true }) } });
+    expect(plain.ok && cands.ok).toBe(true);
+    if (plain.ok && cands.ok) {
+      expect((plain.value as Quote).audit).toBeNull();
+      expect((cands.value as Quote).audit).not.toBeNull();
+      expect((plain.value as Quote).route).toEqual((cands.value as Quote).route);
+    }
+    await a.runtime.drain();
+    await b.runtime.drain();
+  });
+
+  it(`a quote actor leaves memory ${QUOTE_IDLE_MS} ms after its answer (not the runtime's idle time) and binds from its snapshot`, async () => {
+    expect(QUOTE_IDLE_MS).toBeLessThan(10_000);
+    const { runtime } = host(never, bare);
+    const ref = { kind: 'quote' as const, id: 'q-idle' };
+    await runtime.handle({ ref, message: { type: 'quote.request', request: quoteRequest({ includeCandidates: false }) } });
+    expect(runtime.activeCount()).toBe(1);
+    await new Promise((r) => setTimeout(r, QUOTE_IDLE_MS + 200));
+    expect(runtime.activeCount()).toBe(0);
+    expect(await runtime.handle({ ref, message: { type: 'quote.bind', orderId: 'o1', toAddress: '0xA', refundAddress: null } })).toEqual({ ok: true, value: { orderId: 'o1' } });
+    await runtime.drain();
   });
 });

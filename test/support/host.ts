@@ -31,7 +31,8 @@ export function testHost(opts: {
     logger,
     kinds: [
       quoteKind({
-        router: { route: opts.route, exactOutput: opts.exactOutput ?? (() => Promise.reject(new Error('this test host prices exact input only'))) },
+        // routeBest is route() with its audit unread: the quote kind drops it when no candidates were asked for.
+        router: { route: opts.route, routeBest: opts.route, exactOutput: opts.exactOutput ?? (() => Promise.reject(new Error('this test host prices exact input only'))) },
         // Every asset at one dollar: these hosts test the quote actor, not fee arithmetic.
         prices: { usdPrice: () => USD_ONE },
         clock,

@@ -130,6 +130,26 @@ describe('Passivation: an idle actor leaves memory and comes back from its snaps
     expect(await runtime.handle({ ref, message: { type: 'inc' } })).toEqual({ ok: true, value: { state: 'open', n: 2 } });
   });
 
+  it("a kind's shorter idle time wins over the runtime's, and its actor answers again from its snapshot", async () => {
+    const store = openSqliteStore(':memory:');
+    const runtime = createRuntime({ store, clock: new ManualClock(undefined, 1_000), logger: createLogger('silent'), kinds: [{ ...counterKind, idleMs: 20 }], idleMs: 60_000 });
+    await runtime.handle({ ref, message: { type: 'create', deadline: 5_000 } });
+    await runtime.handle({ ref, message: { type: 'inc' } });
+    expect(runtime.activeCount()).toBe(1);
+    await new Promise((r) => setTimeout(r, 60));
+    expect(runtime.activeCount()).toBe(0);
+    expect(await runtime.handle({ ref, message: { type: 'inc' } })).toEqual({ ok: true, value: { state: 'open', n: 2 } });
+    await runtime.drain();
+  });
+
+  it("the runtime's idle time wins when the kind's is longer", async () => {
+    const runtime = createRuntime({ store: openSqliteStore(':memory:'), clock: new ManualClock(undefined, 1_000), logger: createLogger('silent'), kinds: [{ ...counterKind, idleMs: 60_000 }], idleMs: 20 });
+    await runtime.handle({ ref, message: { type: 'create', deadline: 5_000 } });
+    expect(runtime.activeCount()).toBe(1);
+    await new Promise((r) => setTimeout(r, 60));
+    expect(runtime.activeCount()).toBe(0);
+  });
+
   it('alwaysReplay restores every actor from the store after each message', async () => {
     const { runtime } = host({ alwaysReplay: true });
     await runtime.handle({ ref, message: { type: 'create', deadline: 5_000 } });

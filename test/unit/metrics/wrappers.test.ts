@@ -130,6 +130,7 @@ describe('instrumentMarket and instrumentRouter: quote latency and venue answers
         if (next === 'error') throw new Error('boom');
         return result(null);
       },
+      routeBest: async () => ({ best: null, refundCost: 0n }),
       exactOutput: async () => ({ ...result(null), rounds: 1 }),
     };
     const router = instrumentRouter(inner, m);
@@ -137,9 +138,10 @@ describe('instrumentMarket and instrumentRouter: quote latency and venue answers
     await router.route(req);
     next = 'error';
     await expect(router.route(req)).rejects.toThrow('boom');
+    await router.routeBest(req);
     await router.exactOutput({ from: 'base.usdc', to: 'arbitrum.usdc', amountOut: 1n, mode: 'fast', allowlist: [], blocklist: [] });
     const s = await samples(m);
-    expect(total(s, 'router_quote_duration_seconds_count', { search: 'exact_input', outcome: 'none' })).toBe(1);
+    expect(total(s, 'router_quote_duration_seconds_count', { search: 'exact_input', outcome: 'none' })).toBe(2);
     expect(total(s, 'router_quote_duration_seconds_count', { search: 'exact_input', outcome: 'error' })).toBe(1);
     expect(total(s, 'router_quote_duration_seconds_count', { search: 'exact_output', outcome: 'none' })).toBe(1);
   });

@@ -1,6 +1,7 @@
 // Pruning of the multi-hop search: a path whose upper bound (Venue.quoteBound) cannot beat a route already quoted is
 // not asked. Over random pairs and amounts of the simulated market (latency 0, failures off) the pruned search
-// returns the very same best route as the full search, and it does prune (the property is not vacuous).
+// returns the very same best route as the full search, and it does prune (the property is not vacuous). routeBest, the
+// same search without the audit, returns that best route too.
 // PROPERTY_RUNS sets the runs (default 300), PROPERTY_SEED the seed.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -31,8 +32,10 @@ describe('multi-hop pruning keeps the best route of the full search', () => {
         const amountIn = (cents * 10n ** BigInt(from.decimals) * 1_000_000n) / market.usdPrice(from);
         fc.pre(amountIn > 0n);
         const req: RouteRequest = { from: from.id, to: to.id, amountIn, mode, allowlist: [], blocklist: [] };
-        const [a, b] = [await pruned.route(req), await full.route(req)];
+        const [a, b, c] = [await pruned.route(req), await full.route(req), await pruned.routeBest(req)];
         expect(a.best, `${from.id} -> ${to.id} ${amountIn}`).toEqual(b.best);
+        // Without the audit, the same search decides the same best route and refund cost.
+        expect(c, `routeBest ${from.id} -> ${to.id} ${amountIn}`).toEqual({ best: b.best, refundCost: a.refundCost });
         expect(checkResultInvariants(a, req, { prices: market })).toEqual([]);
         // The full search never prunes; the pruned one lists every path it did not finish, with the reason.
         expect(b.audit.multiHop.routes.filter((r) => notAsked(r.error))).toEqual([]);
