@@ -7,4 +7,5 @@ export { createDepositFeed, depositAddressEntry, type DepositFeed, type DepositF
 export { createLeaseManager, openLeaseBucket, LEASE_BUCKET, type LeaseManager, type LeaseManagerDeps } from './leases.js';
 export type { ShardDirectory, ShardLease, WorkerInfo } from './shard-directory.js';
 export { createQuoteJanitor, UNBOUND_QUOTE_STATES, type QuoteJanitor, type QuoteJanitorOptions } from './janitor.js';
+export { withOrderPlacement, type PlacementDeps } from './placement.js';
 export { createAdminService, type AdminService, type AdminServiceDeps } from './admin.js';

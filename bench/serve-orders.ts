@@ -108,8 +108,8 @@ async function memory(): Promise<void> {
   const pair = JSON.parse(process.env.BENCH_PAIR ?? '{}') as { from: string; to: string; from_amount: string; to_address: string };
   const quote = await bus.request({ kind: 'quote', id: randomUUID() }, { type: 'quote.request', request: toQuoteRequest({ from: pair.from, to: pair.to, from_amount: pair.from_amount, return_full_route: true }) });
   const toAddress = validateAddress(assetById(quote.request.to).chain, pair.to_address, 'to_address');
-  // Straight to the order actor with a quote in hand (what the edge sends after quote.bind): no quote actor stays in
-  // memory beside the orders, so the difference is the orders' own. One quote serves them all; nothing here binds.
+  // Straight to the order actor with a quote in hand (what the quote's host sends after quote.bind): no quote actor
+  // stays in memory beside the orders, so the difference is the orders' own. One quote serves them all; nothing binds.
   // Ids are made before the first measurement so that their strings are not counted as the orders' memory.
   const warmIds = Array.from({ length: WARM }, () => randomUUID());
   const ids = Array.from({ length: K }, () => randomUUID());

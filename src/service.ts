@@ -4,7 +4,10 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type Koa from 'koa';
-import { createDepositFeed, createQuoteJanitor, createRuntime, depositAddressEntry, orderKind, quoteKind, type AnyActorKindSpec, type DepositFeed, type Runtime } from '../actors/index.js';
+import {
+  createDepositFeed, createQuoteJanitor, createRuntime, depositAddressEntry, orderKind, quoteKind, withOrderPlacement, type AnyActorKindSpec,
+  type DepositFeed, type Runtime,
+} from '../actors/index.js';
 import { createApp, createAppB, createAppC, createDevApp, createEdgeGuard, createIssuedQuotes, loadOrCreateGatewaySecret, type EdgeGuard } from '../http/index.js';
 import type { Chains, SimChains } from './chains/types.js';
 import { createInProcessBus } from './bus/index.js';
@@ -141,7 +144,8 @@ export async function createEmbeddedService(
     onPassivate: (ref) => metrics.actorsPassivated.inc({ kind: ref.kind }),
   });
   metrics.observeActorsInMemory(runtime.activeCount);
-  const stopServing = await bus.serve(runtime.handle);
+  // One process holds every actor: `quote.order` binds and creates here, without a second message.
+  const stopServing = await bus.serve(withOrderPlacement(runtime.handle, { holds: () => true, bus }));
   runtime.start();
   deposits.start(config.depositPollMs);
   const janitor = createQuoteJanitor({

@@ -1,5 +1,6 @@
 // POST /order and GET /order/{id}: body or path → schema → addresses checked for the quote's chains → quote and order
-// actors over the bus (get, bind, create; spec 4) → wire Order. A 400 is decided before anything is bound or created.
+// actors over the bus (`quote.order`: bind, then create; spec 4) → wire Order. A 400 is decided before anything is
+// bound or created.
 import type Koa from 'koa';
 import { assetById, validateAddress } from '../../src/assets/index.js';
 import type { Bus } from '../../src/bus/types.js';
@@ -57,18 +58,10 @@ export function postOrder(deps: OrderRouteDeps): Koa.Middleware {
     assertRefundViable(quote);
 
     const proposed = deps.newId();
-    const { orderId } = await knownQuote(quoteId, () =>
-      deps.bus.request(
-        { kind: 'quote', id: quoteId },
-        { type: 'quote.bind', orderId: proposed, toAddress, refundAddress },
-        opts,
-      ),
-    );
-    // Sent on repeats too: if an earlier call died between bind and create, this one completes the creation.
-    const order = await deps.bus.request(
-      { kind: 'order', id: orderId },
-      { type: 'order.create', quote, toAddress, refundAddress },
-      opts,
+    // One message to the quote's host: it binds the quote (the first id proposed wins) and creates the bound order.
+    // A repeat after an attempt that stopped between the two completes the creation.
+    const { orderId, order } = await knownQuote(quoteId, () =>
+      deps.bus.request({ kind: 'quote', id: quoteId }, { type: 'quote.order', orderId: proposed, quote, toAddress, refundAddress }, opts),
     );
     log.info({ order_id: orderId, quote_id: quoteId, repeat: orderId !== proposed }, orderId === proposed ? 'order created' : 'order returned again');
     // 201 on a repeat as well: the spec gives POST /order one success status, and the answer is the same order.

@@ -1,5 +1,5 @@
 // POST /order/market: body → schema → refund authorization rules → the quote (`quote.get`) → addresses for its chains
-// → cancelAfter → the Family A order path (`quote.bind`, `order.create`) with Family B's terms. Idempotency without a
+// → cancelAfter → the Family A order path (`quote.order`: bind, then create) with Family B's terms. Idempotency without a
 // store of our own: the order id of a key is derived from it (uuid v5-like, sha256 of gateway id and key), so the same
 // key always proposes the same order, and the existing order's terms tell a replay (200) from another body (409).
 import { createHash } from 'node:crypto';
@@ -117,11 +117,11 @@ export function postOrderB(deps: BOrderDeps): Koa.Middleware {
         return answer(ctx, 200, existing, quote, amountFormat, deps.secret);
       }
     }
-    const { orderId } = await knownQuote(quoteId, () =>
-      deps.bus.request({ kind: 'quote', id: quoteId }, { type: 'quote.bind', orderId: proposed, toAddress, refundAddress }, opts),
+    // One message to the quote's host: it binds the quote (the first id proposed wins) and creates the bound order;
+    // a repeat completes a creation cut short between the two.
+    const { orderId, order } = await knownQuote(quoteId, () =>
+      deps.bus.request({ kind: 'quote', id: quoteId }, { type: 'quote.order', orderId: proposed, quote, toAddress, refundAddress, terms }, opts),
     );
-    // Sent on repeats too: it completes a creation cut short between bind and create.
-    const order = await deps.bus.request({ kind: 'order', id: orderId }, { type: 'order.create', quote, toAddress, refundAddress, terms }, opts);
     if (!sameRequest(order, quoteId, toAddress, refundAddress, terms)) {
       throw new BError(409, 'conflict', `\`quoteId\` ${quoteId} is already bound to another order.`, {});
     }

@@ -1,6 +1,6 @@
 // POST /order/market of Family C: body → schema → the quote (`quote.get`; only a quote made through Family C, which
-// records its slippage) → addresses for its chains → refund viability → the Family A order path (`quote.bind`,
-// `order.create`) with Family C's terms → the Swap: the order id, the quote, and the steps that fund the order.
+// records its slippage) → addresses for its chains → refund viability → the Family A order path (`quote.order`:
+// bind, then create) with Family C's terms → the Swap: the order id, the quote, and the steps that fund the order.
 // Repeats: the quote binds once, so the same body again answers the same order (200; 201 the first time), and other
 // addresses or terms answer 409.
 import type Koa from 'koa';
@@ -83,11 +83,11 @@ export function postOrderC(deps: COrderDeps): Koa.Middleware {
     const terms = termsOf(quote, slippageBps, b, senderAddress);
 
     const proposed = deps.newId();
-    const { orderId } = await knownQuote(quoteId, () =>
-      deps.bus.request({ kind: 'quote', id: quoteId }, { type: 'quote.bind', orderId: proposed, toAddress, refundAddress }, opts),
+    // One message to the quote's host: it binds the quote (the first id proposed wins) and creates the bound order;
+    // a repeat completes a creation cut short between the two.
+    const { orderId, order } = await knownQuote(quoteId, () =>
+      deps.bus.request({ kind: 'quote', id: quoteId }, { type: 'quote.order', orderId: proposed, quote, toAddress, refundAddress, terms }, opts),
     );
-    // Sent on repeats too: it completes a creation cut short between bind and create.
-    const order = await deps.bus.request({ kind: 'order', id: orderId }, { type: 'order.create', quote, toAddress, refundAddress, terms }, opts);
     if (!sameRequest(order, quoteId, toAddress, refundAddress, terms)) {
       throw new BError(409, 'conflict', `\`id\` ${quoteId} is already bound to an order with other terms.`, { orderId: order.id });
     }

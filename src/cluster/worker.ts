@@ -3,7 +3,8 @@
 // shard 0, and serves the admin subject. Builds and connects; src/main.ts starts it and handles signals.
 import { hostname } from 'node:os';
 import type Koa from 'koa';
-import { createAdminService, createLeaseManager, createQuoteJanitor, createRuntime, type LeaseManager, type Runtime } from '../../actors/index.js';
+import { createAdminService, createLeaseManager, createQuoteJanitor, createRuntime, withOrderPlacement, type LeaseManager, type Runtime } from '../../actors/index.js';
+import { shardOf } from '../bus/shard.js';
 import { createNatsBus } from '../bus/index.js';
 import { ManualClock } from '../clock.js';
 import type { Config } from '../config.js';
@@ -62,7 +63,7 @@ export async function createWorker(config: Config, opts: { logger: Logger; versi
     ttlMs: config.cluster.leaseTtlMs,
     logger,
     async onAcquire(shard) {
-      serving.set(shard, await bus.serveShard(shard, runtime.handle));
+      serving.set(shard, await bus.serveShard(shard, handle));
       if (shard === FEED_SHARD) deposits.start(config.depositPollMs);
       metrics.shardMoves.inc({ direction: 'acquired' });
     },
@@ -87,6 +88,8 @@ export async function createWorker(config: Config, opts: { logger: Logger; versi
     idleMs: config.cluster.idleMs,
     onPassivate: (ref) => metrics.actorsPassivated.inc({ kind: ref.kind }),
   });
+  // `quote.order` creates its order in this worker when it holds the order's shard, else through NATS.
+  const handle = withOrderPlacement(runtime.handle, { holds: (ref) => leases.epochOf(shardOf(ref.id, config.shards)) !== null, bus });
   metrics.observeActorsInMemory(runtime.activeCount);
   metrics.observeShardsOwned(() => leases.ownedShards().length);
   // Each shard's expired quotes are swept by its owner only.

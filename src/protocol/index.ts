@@ -2,7 +2,7 @@
 // on `type`), each mapped to its reply; the runtime's own wake-up; the admin subject's requests and answers.
 export type { CommandOf, CommandTypeOf, Protocol, ReplyOf, RuntimeProtocol, TimerDue } from './protocol.js';
 export { TIMER_DUE } from './protocol.js';
-export type { QuoteBind, QuoteBound, QuoteCommand, QuoteGet, QuoteProtocol, QuoteRequestCommand } from './quote.js';
+export type { QuoteBind, QuoteBound, QuoteCommand, QuoteGet, QuoteHostProtocol, QuoteOrder, QuoteOrdered, QuoteProtocol, QuoteRequestCommand } from './quote.js';
 export type { OrderCommand, OrderCreate, OrderDeposit, OrderDepositVanished, OrderGet, OrderProtocol, OrderUnwind } from './order.js';
 export type { ActorKind, AnyCommand, Command, CommandType, Protocols, ReplyTo } from './kinds.js';
 export { ACTOR_KINDS, commandTypes, isCommandOf } from './kinds.js';

@@ -2,14 +2,15 @@
 // runtime can refuse a command the kind does not know instead of answering it as if it were a read.
 import type { OrderProtocol } from './order.js';
 import type { Protocol } from './protocol.js';
-import type { QuoteProtocol } from './quote.js';
+import type { QuoteHostProtocol, QuoteProtocol } from './quote.js';
 
 // Fails to build when a protocol files a command under another key than its `type`.
 type Checked<P extends Protocol<P>> = P;
 
 /** The protocol of every actor kind; an actor kind exists by being listed here. */
 export interface Protocols {
-  quote: Checked<QuoteProtocol>;
+  /** The quote actor's own commands, and `quote.order`, which the host of the quote's shard answers. */
+  quote: Checked<QuoteProtocol & QuoteHostProtocol>;
   order: Checked<OrderProtocol>;
 }
 
@@ -30,7 +31,7 @@ export type ReplyTo<K extends ActorKind, T extends CommandType<K>> = Protocols[K
 export type AnyCommand = { [K in ActorKind]: Command<K> }[ActorKind];
 
 // Checked by the compiler both ways: a command type missing here, or one the protocol lacks, fails to build.
-const QUOTE: Record<CommandType<'quote'>, true> = { 'quote.request': true, 'quote.get': true, 'quote.bind': true };
+const QUOTE: Record<CommandType<'quote'>, true> = { 'quote.request': true, 'quote.get': true, 'quote.bind': true, 'quote.order': true };
 const ORDER: Record<CommandType<'order'>, true> = { 'order.create': true, 'order.get': true, deposit: true, 'deposit.vanished': true, 'order.unwind': true };
 const BY_KIND: { readonly [K in ActorKind]: Readonly<Record<CommandType<K>, true>> } = { quote: QUOTE, order: ORDER };
 

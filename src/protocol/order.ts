@@ -1,6 +1,7 @@
 // Commands of the order actor and the replies they answer with. Every order command answers the order as it is
 // after the command (OrderView); on an order that does not exist, every command but `order.create` fails with
-// OrderNotFound. POST /order sends, in this order: `quote.get`, `quote.bind` (src/protocol/quote.ts), `order.create`.
+// OrderNotFound. POST /order sends `quote.order` (src/protocol/quote.ts) to the quote's host, which sends `quote.bind`
+// to the quote and then `order.create` here.
 import type { OrderTerms, OrderView } from '../orders/types.js';
 import type { Quote } from '../quotes/types.js';
 import type { CommandOf } from './protocol.js';

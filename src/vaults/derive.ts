@@ -1,6 +1,8 @@
 // Deposit addresses and their keys, derived from the master seed: BIP-44 for EVM chains and Hyperliquid (HyperCore
 // accounts are EVM addresses), BIP-84 native SegWit (P2WPKH) for Bitcoin. Changing a path orphans every issued address.
-import * as ecc from '@bitcoinerlab/secp256k1';
+// libsecp256k1 compiled to WebAssembly: an order's creation derives its deposit address inside its store write, and a
+// public key from a scalar costs about a quarter of the pure-JS @bitcoinerlab/secp256k1 (constant time in both).
+import * as ecc from 'tiny-secp256k1';
 import { BIP32Factory, type BIP32Interface } from 'bip32';
 import { networks, payments, type Signer } from 'bitcoinjs-lib';
 import { createHmac } from 'node:crypto';

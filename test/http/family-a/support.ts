@@ -9,15 +9,16 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule, { type FormatsPlugin } from 'ajv-formats';
 import { pino } from 'pino';
 import { expect } from 'vitest';
+import { withOrderPlacement } from '../../../actors/placement.js';
 import { createApp } from '../../../http/index.js';
 import { assetById, findAsset } from '../../../src/assets/registry.js';
 import { typedRequest, type OutgoingEnvelope } from '../../../src/bus/typed-request.js';
-import type { ActorRef, Bus, RequestOptions } from '../../../src/bus/types.js';
+import type { ActorRef, Bus, EnvelopeHandler, RequestOptions } from '../../../src/bus/types.js';
 import { fromErrorData, toErrorData } from '../../../src/errors.js';
 import { QUOTE_VALIDITY_MS, type Quote, type QuoteRequest } from '../../../src/quotes/types.js';
 import type { PricedRoute, QuoteAudit, RouteStep } from '../../../src/routing/types.js';
-import type { AnyCommand } from '../../../src/protocol/index.js';
-import { decodeJson, encodeJson, roundTrip } from '../../../src/store/codec.js';
+import { isCommandOf, type AnyCommand } from '../../../src/protocol/index.js';
+import { roundTrip } from '../../../src/store/codec.js';
 import type { Execution, VenueId } from '../../../src/venues/types.js';
 
 export const QUOTED_AT = Date.parse('2026-11-22T10:00:00.000Z');
@@ -141,12 +142,31 @@ export class FakeBus implements Bus {
     // Through the codec both ways, as over the in-process bus and NATS: bigints must survive, errors are rehydrated.
     const sent = roundTrip(outgoing);
     this.calls.push({ ref: sent.ref, message: sent.message, opts });
-    try {
-      return decodeJson<R>(encodeJson(await this.answer(sent.ref, sent.message)));
-    } catch (err) {
-      throw fromErrorData(roundTrip(toErrorData(err)));
-    }
+    const envelope = { ref: sent.ref, message: { ...sent.message }, requestId: opts.requestId };
+    // `quote.order` is answered as the quote's host answers it (actors/placement.ts): its `quote.bind` and
+    // `order.create` reach `answer` as calls of their own, recorded after it.
+    const reply = roundTrip(await (sent.message.type === 'quote.order' ? this.placement(envelope) : this.answerOne(envelope)));
+    if (!reply.ok) throw fromErrorData(reply.error);
+    return reply.value as R;
   });
+
+  private readonly answerOne: EnvelopeHandler = async ({ ref, message }) => {
+    try {
+      if (!isCommandOf(ref.kind, message)) throw new Error(`no command ${message.type} of ${ref.kind}`);
+      return { ok: true, value: await this.answer(ref, message) };
+    } catch (err) {
+      return { ok: false, error: toErrorData(err) };
+    }
+  };
+
+  private readonly placement = withOrderPlacement(
+    (e) => {
+      if (isCommandOf(e.ref.kind, e.message)) this.calls.push({ ref: e.ref, message: roundTrip(e.message), opts: { requestId: e.requestId } });
+      return this.answerOne(e);
+    },
+    { holds: () => true, bus: this },
+  );
+
   async serve(): Promise<() => Promise<void>> {
     return async () => {};
   }

@@ -96,7 +96,7 @@ describe('Actor kinds receive the typed command union, not an untyped message', 
 describe('At run time the protocol lists the same commands the types have', () => {
   it('every kind and its command types', () => {
     expect(ACTOR_KINDS).toEqual(['quote', 'order']);
-    expect(commandTypes('quote')).toEqual(['quote.request', 'quote.get', 'quote.bind']);
+    expect(commandTypes('quote')).toEqual(['quote.request', 'quote.get', 'quote.bind', 'quote.order']);
     expect(commandTypes('order')).toEqual(['order.create', 'order.get', 'deposit', 'deposit.vanished', 'order.unwind']);
   });
 

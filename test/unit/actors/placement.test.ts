@@ -1,0 +1,88 @@
+// `quote.order` at the quote's host (actors/placement.ts): the quote's bind, then the bound order's creation, here when
+// the host holds the order's shard and over the bus when it does not; a failed step answers its own failure.
+import { describe, expect, it } from 'vitest';
+import { withOrderPlacement } from '../../../actors/placement.js';
+import type { ActorRef, Bus, Envelope, Reply } from '../../../src/bus/types.js';
+import { QuoteExpired, Unavailable, fromErrorData, toErrorData } from '../../../src/errors.js';
+import type { AnyCommand, QuoteOrder } from '../../../src/protocol/index.js';
+import type { Quote } from '../../../src/quotes/types.js';
+
+const QUOTE = { id: 'q-1' } as unknown as Quote;
+const ORDER_VIEW = { id: 'o-bound', status: 'awaiting_deposit' };
+const place: QuoteOrder = { type: 'quote.order', orderId: 'o-proposed', quote: QUOTE, toAddress: '0xto', refundAddress: null };
+
+/** A host's runtime that binds every quote to `o-bound` and creates any order; `fail` answers a step's failure. */
+function host(fail: Partial<Record<'quote.bind' | 'order.create', Error>> = {}) {
+  const seen: Envelope[] = [];
+  const handle = async (e: Envelope): Promise<Reply> => {
+    seen.push(e);
+    const err = fail[e.message.type as 'quote.bind' | 'order.create'];
+    if (err) return { ok: false, error: toErrorData(err) };
+    if (e.message.type === 'quote.bind') return { ok: true, value: { orderId: 'o-bound' } };
+    if (e.message.type === 'order.create') return { ok: true, value: ORDER_VIEW };
+    return { ok: true, value: `passed ${e.message.type}` };
+  };
+  const sent: Array<{ ref: ActorRef; command: AnyCommand }> = [];
+  const bus: Pick<Bus, 'request'> = {
+    request: (async (ref: ActorRef, command: AnyCommand) => {
+      sent.push({ ref, command });
+      return ORDER_VIEW;
+    }) as Bus['request'],
+  };
+  return { seen, sent, handle, bus };
+}
+
+const envelope = (message: Envelope['message'], kind: ActorRef['kind'] = 'quote'): Envelope => ({ ref: { kind, id: 'q-1' }, message, requestId: 'rid-7' });
+
+describe('quote.order at the quote\'s host', () => {
+  it('binds the quote, then creates the bound order here when this host holds its shard', async () => {
+    const h = host();
+    const reply = await withOrderPlacement(h.handle, { holds: () => true, bus: h.bus })(envelope({ ...place }));
+    expect(reply).toEqual({ ok: true, value: { orderId: 'o-bound', order: ORDER_VIEW } });
+    expect(h.seen).toEqual([
+      { ref: { kind: 'quote', id: 'q-1' }, message: { type: 'quote.bind', orderId: 'o-proposed', toAddress: '0xto', refundAddress: null }, requestId: 'rid-7' },
+      { ref: { kind: 'order', id: 'o-bound' }, message: { type: 'order.create', quote: QUOTE, toAddress: '0xto', refundAddress: null }, requestId: 'rid-7' },
+    ]);
+    expect(h.sent).toEqual([]);
+  });
+
+  it('creates the order over the bus when another host holds its shard, with the terms given', async () => {
+    const h = host();
+    const terms = { minOut: 5n } as unknown as QuoteOrder['terms'];
+    const held: ActorRef[] = [];
+    const reply = await withOrderPlacement(h.handle, { holds: (ref) => (held.push(ref), false), bus: h.bus })(envelope({ ...place, terms }));
+    expect(reply).toEqual({ ok: true, value: { orderId: 'o-bound', order: ORDER_VIEW } });
+    expect(held).toEqual([{ kind: 'order', id: 'o-bound' }]);
+    expect(h.seen.map((e) => e.message.type)).toEqual(['quote.bind']);
+    expect(h.sent).toEqual([{ ref: { kind: 'order', id: 'o-bound' }, command: { type: 'order.create', quote: QUOTE, toAddress: '0xto', refundAddress: null, terms } }]);
+  });
+
+  it('answers a refused bind as it is, creating nothing', async () => {
+    const h = host({ 'quote.bind': new QuoteExpired('Quote q-1 expired.') });
+    const reply = await withOrderPlacement(h.handle, { holds: () => true, bus: h.bus })(envelope({ ...place }));
+    expect(reply.ok).toBe(false);
+    if (!reply.ok) expect(fromErrorData(reply.error)).toBeInstanceOf(QuoteExpired);
+    expect(h.seen.map((e) => e.message.type)).toEqual(['quote.bind']);
+  });
+
+  it('answers a failed creation (here or over the bus) as a failure the edge may retry', async () => {
+    const here = host({ 'order.create': new Unavailable('The actor is moving; try again.') });
+    const local = await withOrderPlacement(here.handle, { holds: () => true, bus: here.bus })(envelope({ ...place }));
+    expect(local.ok === false && fromErrorData(local.error)).toBeInstanceOf(Unavailable);
+
+    const away = host();
+    away.bus.request = (async () => {
+      throw new Unavailable('No worker holds shard router.shard.3 yet; try again.');
+    }) as Bus['request'];
+    const remote = await withOrderPlacement(away.handle, { holds: () => false, bus: away.bus })(envelope({ ...place }));
+    expect(remote.ok === false && fromErrorData(remote.error)).toBeInstanceOf(Unavailable);
+  });
+
+  it('passes every other message to the runtime unchanged', async () => {
+    const h = host();
+    const handle = withOrderPlacement(h.handle, { holds: () => true, bus: h.bus });
+    expect(await handle(envelope({ type: 'quote.get' }))).toEqual({ ok: true, value: 'passed quote.get' });
+    expect(await handle(envelope({ type: 'order.get' }, 'order'))).toEqual({ ok: true, value: 'passed order.get' });
+    expect(h.seen.map((e) => e.message.type)).toEqual(['quote.get', 'order.get']);
+  });
+});
