@@ -56,7 +56,11 @@ if (kind === 'bare') {
 } else {
   throw new Error('usage: serve.ts echo|service|bare');
 }
-const server = (bare ?? http.createServer(app!.callback())).listen(0, '127.0.0.1', () => {
+const server = bare ?? http.createServer(app!.callback());
+// A keep-alive connection outlives the bench's longest pause (a quote at latency scale 1 takes ~6 s, and the bare
+// server's call as long): with Node's default of 5 s, a server would close a connection just as a client reuses it.
+server.keepAliveTimeout = 120_000;
+server.listen(0, '127.0.0.1', () => {
   const addr = server.address();
   process.stdout.write(JSON.stringify({ port: typeof addr === 'object' && addr ? addr.port : 0 }) + '\n');
 });
