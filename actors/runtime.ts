@@ -101,8 +101,11 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       if (current === a.lastPersisted) return;
       // A transient snapshot (a quote while pricing) is not written; the next one that is not transient is.
       if (a.spec.transient?.(current)) return;
-      const whole = a.actor.getPersistedSnapshot();
-      const persisted = a.spec.storedContext ? { ...whole, context: a.spec.storedContext(current) } : whole;
+      // The stored context replaces the context before XState copies the snapshot for persistence: that copy walks
+      // every object of the context, and a quote's candidates (hundreds of objects) are not stored.
+      const persisted = a.spec.storedContext
+        ? a.spec.logic.getPersistedSnapshot({ ...current, context: a.spec.storedContext(current) })
+        : a.actor.getPersistedSnapshot();
       const keys = a.spec.keys?.(current) ?? [];
       const keysNow = keysSignature(keys);
       const wake = a.spec.wakeUp(current);

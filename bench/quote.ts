@@ -2,22 +2,26 @@
 // bare Koa JSON echo measured in the same run (the ratios are the figures); every answer is checked against a
 // reference quote of the same pair. (2) Latency scale 1: the median overhead of a quote above the slowest venue
 // that answered (on the critical path). (3) Latency scale 1, `fast` quotes with a venue that never answers
-// (ROUTER_SIM_SILENT_VENUES): p50, p99 and max wall time against the 1.5 s deadline.
+// (ROUTER_SIM_SILENT_VENUES): p50, p99 and max wall time against the 1.5 s deadline. (2) and (3) also measure, in the
+// same run, what their HTTP client costs by itself: a bare server answering the same bytes after the same wait.
 // Usage: npm run bench:quote   (BENCH_SECONDS=5 BENCH_ROUNDS=3 by default; exits 1 when an answer is wrong)
 import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
+import { clientKind, createClient, type BenchClient } from './http-client.js';
 import { recordResults } from './results.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+// The client of (2) and (3): node:http with a keep-alive Agent by default, or `fetch` (undici).
+const CLIENT = clientKind(process.env.BENCH_CLIENT);
 
 const DIRECT = { from: 'base.usdc', to: 'arbitrum.usdc', from_amount: '2500', return_full_route: true };
 const MULTI = { from: 'bitcoin.btc', to: 'arbitrum.usdc', from_amount: '0.5', return_full_route: true };
 
-async function start(kind: 'echo' | 'service', env: Record<string, string> = {}): Promise<{ port: number; child: ChildProcess }> {
+async function start(kind: 'echo' | 'service' | 'bare', env: Record<string, string> = {}): Promise<{ port: number; child: ChildProcess }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'bench/serve.ts', kind], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -156,78 +160,111 @@ interface Audit {
   };
 }
 
+/** The slowest venue on a quote's critical path, from its audit (see the README of bench:quote). */
+function slowestVenueMs(a: Audit): number {
+  const answered = (s: string) => s !== 'timed_out';
+  const single = Math.max(0, ...a.single_hop.filter((c) => answered(c.status)).map((c) => c.elapsed_ms));
+  // A multi-hop path goes to its next hop as soon as its previous hop answered: its time is the sum of its own
+  // hops' answers, each matched by the amount that reached it (hop k is asked what hop k-1 delivered). A path
+  // dropped by pruning after some hops still made the search wait for those hops, so its answered prefix
+  // counts. The search waits for its slowest path.
+  let multi = 0;
+  for (const r of a.multi_hop.routes) {
+    let sum = 0;
+    let amount: string | undefined;
+    for (let round = 0; round < r.venues.length; round++) {
+      const hit = a.multi_hop.attempts.find(
+        (x) =>
+          x.round === round && x.venue === r.venues[round] && x.from === r.assets[round] && x.to === r.assets[round + 1] &&
+          (amount === undefined || x.amount_in === amount),
+      );
+      if (!hit || !answered(hit.status)) break;
+      sum += hit.elapsed_ms;
+      if (!hit.step) break;
+      amount = hit.step.step_amount_out;
+    }
+    multi = Math.max(multi, sum);
+  }
+  return Math.max(single, multi);
+}
+
+/** The client's own cost for one answer: the same request body, the same bytes back after `waitMs`, from a bare
+ *  node:http server; the wall time minus the wait the server actually took. */
+async function bareOverhead(client: BenchClient, port: number, key: string, request: string, waitMs: number): Promise<number> {
+  const res = await client.post(`http://127.0.0.1:${port}/wait?key=${key}&ms=${Math.round(waitMs)}`, request);
+  const waited = Number(res.headers['x-waited-ms']);
+  if (res.status !== 200 || !Number.isFinite(waited)) throw new Error(`bare server answered HTTP ${res.status}`);
+  return res.headersMs - waited;
+}
+
 async function overhead() {
   const N = Number(process.env.BENCH_OVERHEAD_QUOTES ?? 20);
   const svc = await start('service', { ROUTER_SIM_LATENCY_SCALE: '1', ROUTER_SIM_FAILURES: 'off' });
+  const bare = await start('bare');
+  const client = createClient(CLIENT, 1);
   const over: number[] = [];
+  const clientOver: number[] = [];
   try {
     for (const pair of [DIRECT, MULTI]) {
       for (let i = 0; i < N; i++) {
-        const t0 = performance.now();
-        const res = await fetch(`http://127.0.0.1:${svc.port}/quote`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ ...pair, include_candidates: true }),
-        });
-        const wall = performance.now() - t0;
-        const body = (await res.json()) as { quote_candidates: Audit };
-        const a = body.quote_candidates;
-        const answered = (s: string) => s !== 'timed_out';
-        const single = Math.max(0, ...a.single_hop.filter((c) => answered(c.status)).map((c) => c.elapsed_ms));
-        // A multi-hop path goes to its next hop as soon as its previous hop answered: its time is the sum of its own
-        // hops' answers, each matched by the amount that reached it (hop k is asked what hop k-1 delivered). A path
-        // dropped by pruning after some hops still made the search wait for those hops, so its answered prefix
-        // counts. The search waits for its slowest path.
-        let multi = 0;
-        for (const r of a.multi_hop.routes) {
-          let sum = 0;
-          let amount: string | undefined;
-          for (let round = 0; round < r.venues.length; round++) {
-            const hit = a.multi_hop.attempts.find(
-              (x) =>
-                x.round === round && x.venue === r.venues[round] && x.from === r.assets[round] && x.to === r.assets[round + 1] &&
-                (amount === undefined || x.amount_in === amount),
-            );
-            if (!hit || !answered(hit.status)) break;
-            sum += hit.elapsed_ms;
-            if (!hit.step) break;
-            amount = hit.step.step_amount_out;
-          }
-          multi = Math.max(multi, sum);
+        const request = JSON.stringify({ ...pair, include_candidates: true });
+        const res = await client.post(`http://127.0.0.1:${svc.port}/quote`, request);
+        const body = JSON.parse(res.text) as { quote_candidates?: Audit };
+        if (res.status !== 200 || referenceOf(res.text) === null || !body.quote_candidates) {
+          throw new Error(`quote failed: HTTP ${res.status} ${res.text.slice(0, 200)}`);
         }
-        over.push(wall - Math.max(single, multi));
+        const slowest = slowestVenueMs(body.quote_candidates);
+        over.push(res.headersMs - slowest);
+        // The same bytes after the same wait, from a server that does nothing else: what the client costs.
+        await client.put(`http://127.0.0.1:${bare.port}/bytes?key=q`, res.text);
+        clientOver.push(await bareOverhead(client, bare.port, 'q', request, slowest));
       }
     }
   } finally {
+    client.close();
     await stop(svc.child);
+    await stop(bare.child);
   }
-  console.log(`\nLatency scale 1 (failures off), ${over.length} sequential quotes (direct and multi-hop):`);
+  const p90 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.9)]!;
+  console.log(`\nLatency scale 1 (failures off), ${over.length} sequential quotes (direct and multi-hop), client ${CLIENT}:`);
   console.log(`  median overhead above the slowest venue that answered: ${median(over).toFixed(1)} ms`);
-  recordResults('quote', { overheadMedianMs: median(over) });
-  console.log(`  p90 overhead: ${[...over].sort((a, b) => a - b)[Math.floor(over.length * 0.9)]!.toFixed(1)} ms`);
+  recordResults('quote', { overheadMedianMs: median(over), overheadClientMs: median(clientOver) });
+  console.log(`  p90 overhead: ${p90(over).toFixed(1)} ms`);
+  console.log(`  the client's own cost (bare node:http server, same bytes after the same wait): median ${median(clientOver).toFixed(1)} ms, p90 ${p90(clientOver).toFixed(1)} ms`);
+}
+
+/** p50, p99 and max of wall times. */
+function spread(walls: number[]): { p50: number; p99: number; max: number } {
+  const s = [...walls].sort((a, b) => a - b);
+  return { p50: median(s), p99: s[Math.min(s.length - 1, Math.ceil(s.length * 0.99) - 1)]!, max: s[s.length - 1]! };
 }
 
 /** `fast` quotes, latency scale 1, with one venue that never answers: the wall time is bounded by the deadline. */
 async function silent() {
   const N = Number(process.env.BENCH_SILENT_QUOTES ?? 60);
+  // The first quotes of a fresh process run cold code (the JIT has not compiled the quote path yet): one wave of
+  // them goes first, timed and checked like the others and shown apart, as the throughput rounds follow a warm-up.
+  const WARMUP = Number(process.env.BENCH_SILENT_WARMUP ?? CONNECTIONS);
   const venue = process.env.BENCH_SILENT_VENUE ?? 'cctp_standard';
   const svc = await start('service', { ROUTER_SIM_LATENCY_SCALE: '1', ROUTER_SIM_FAILURES: 'off', ROUTER_SIM_SILENT_VENUES: venue });
+  const bare = await start('bare');
+  const client = createClient(CLIENT, CONNECTIONS);
+  const warmWalls: number[] = [];
   const walls: number[] = [];
+  const bareWalls: number[] = [];
+  const lastAnswer = new Map<unknown, string>();
   let wrong = 0;
   let refused = 0;
+  const request = (pair: unknown) => JSON.stringify({ ...(pair as object), quote_mode: 'fast', include_candidates: true });
   try {
     let next = 0;
-    const caller = async () => {
-      for (let i = next++; i < N; i = next++) {
+    const caller = (count: number, into: number[]) => async () => {
+      for (let i = next++; i < count; i = next++) {
         const pair = i % 2 === 0 ? DIRECT : MULTI;
-        const t0 = performance.now();
-        const res = await fetch(`http://127.0.0.1:${svc.port}/quote`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ ...pair, quote_mode: 'fast', include_candidates: true }),
-        });
-        const text = await res.text();
-        walls.push(performance.now() - t0);
+        const res = await client.post(`http://127.0.0.1:${svc.port}/quote`, request(pair));
+        const text = res.text;
+        into.push(res.endMs);
+        lastAnswer.set(pair, text);
         if (res.status === 422) refused++;
         const audit = (JSON.parse(text) as { quote_candidates?: Audit }).quote_candidates;
         // A quote, and the silent venue (asked directly or on a path) reported timed out, never quoted.
@@ -241,15 +278,40 @@ async function silent() {
         }
       }
     };
-    await Promise.all(Array.from({ length: CONNECTIONS }, caller));
+    await Promise.all(Array.from({ length: CONNECTIONS }, caller(WARMUP, warmWalls)));
+    next = 0;
+    await Promise.all(Array.from({ length: CONNECTIONS }, caller(N, walls)));
+    // The client by itself: the same calls, each answered by a bare server with a pair's answer after the deadline.
+    const deadline = 1_500;
+    for (const [key, pair] of [['direct', DIRECT], ['multi', MULTI]] as const) {
+      await client.put(`http://127.0.0.1:${bare.port}/bytes?key=${key}`, lastAnswer.get(pair) ?? '{}');
+    }
+    next = 0;
+    const bareCaller = async () => {
+      for (let i = next++; i < N; i = next++) {
+        const [key, pair] = i % 2 === 0 ? ['direct', DIRECT] : ['multi', MULTI];
+        const res = await client.post(`http://127.0.0.1:${bare.port}/wait?key=${key}&ms=${deadline}`, request(pair));
+        if (res.status !== 200) throw new Error(`bare server answered HTTP ${res.status}`);
+        JSON.parse(res.text);
+        bareWalls.push(res.endMs);
+      }
+    };
+    await Promise.all(Array.from({ length: CONNECTIONS }, bareCaller));
   } finally {
+    client.close();
     await stop(svc.child);
+    await stop(bare.child);
   }
-  const s = [...walls].sort((a, b) => a - b);
-  const p99 = s[Math.min(s.length - 1, Math.ceil(s.length * 0.99) - 1)]!;
-  console.log(`\nLatency scale 1, fast mode, ${venue} never answers, ${N} quotes (direct and multi-hop alternating), ${CONNECTIONS} in flight:`);
-  recordResults('quote', { fastNeverAnswersP99Ms: p99 });
-  console.log(`  wall time p50 ${median(s).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${s[s.length - 1]!.toFixed(1)} ms (goal: p99 <= 1520 ms); refused (422, nothing answered in time): ${refused}; wrong answers: ${wrong}`);
+  const q = spread(walls);
+  const b = spread(bareWalls);
+  console.log(`\nLatency scale 1, fast mode, ${venue} never answers, ${N} quotes (direct and multi-hop alternating), ${CONNECTIONS} in flight, client ${CLIENT}:`);
+  recordResults('quote', { fastNeverAnswersP99Ms: q.p99, fastNeverAnswersClientP99Ms: b.p99 });
+  console.log(`  wall time p50 ${q.p50.toFixed(1)} ms, p99 ${q.p99.toFixed(1)} ms, max ${q.max.toFixed(1)} ms (goal: p99 <= 1520 ms); refused (422, nothing answered in time): ${refused}; wrong answers: ${wrong}`);
+  console.log(`  the client's own cost (bare node:http server answering the same bytes after 1500 ms, same calls): p50 ${b.p50.toFixed(1)} ms, p99 ${b.p99.toFixed(1)} ms, max ${b.max.toFixed(1)} ms`);
+  if (warmWalls.length > 0) {
+    const w = spread(warmWalls);
+    console.log(`  the ${warmWalls.length} warm-up quotes before them (a fresh process, not in the figures above): p50 ${w.p50.toFixed(1)} ms, max ${w.max.toFixed(1)} ms`);
+  }
   if (wrong > 0) failed = true;
 }
 

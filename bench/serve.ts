@@ -1,6 +1,8 @@
-// Child process of the benchmarks: serves either a bare Koa JSON echo (the baseline) or the embedded service,
-// on a free loopback port, and prints {"port": n} on stdout when ready.
+// Child process of the benchmarks: serves a bare Koa JSON echo (the baseline), the embedded service, or a bare
+// node:http server that answers stored bytes after a wait (what the quote bench's client costs by itself), on a free
+// loopback port, and prints {"port": n} on stdout when ready.
 import Koa from 'koa';
+import http from 'node:http';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,8 +11,36 @@ import { createLogger } from '../src/log.js';
 import { createEmbeddedService } from '../src/service.js';
 
 const kind = process.argv[2];
-let app: Koa;
-if (kind === 'echo') {
+let app: Koa | null = null;
+let bare: http.Server | null = null;
+if (kind === 'bare') {
+  // PUT /bytes?key=k stores the body as the answer of `k`; POST /wait?key=k&ms=n reads the body, waits n ms and
+  // answers the stored bytes, with the wait it actually took (a timer fires late by up to a few ms) in X-Waited-Ms.
+  const answers = new Map<string, Buffer>();
+  bare = http.createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://bare');
+    const key = url.searchParams.get('key') ?? '';
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      if (req.method === 'PUT' && url.pathname === '/bytes') {
+        answers.set(key, Buffer.concat(chunks));
+        res.writeHead(204).end();
+        return;
+      }
+      const bytes = answers.get(key);
+      if (req.method !== 'POST' || url.pathname !== '/wait' || !bytes) {
+        res.writeHead(404).end();
+        return;
+      }
+      const t0 = performance.now();
+      setTimeout(() => {
+        res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': bytes.length, 'x-waited-ms': String(performance.now() - t0) });
+        res.end(bytes);
+      }, Number(url.searchParams.get('ms') ?? 0));
+    });
+  });
+} else if (kind === 'echo') {
   app = new Koa();
   app.use(async (ctx) => {
     const chunks: Buffer[] = [];
@@ -24,9 +54,13 @@ if (kind === 'echo') {
   const service = await createEmbeddedService(config, { logger: createLogger('silent') });
   app = service.appA;
 } else {
-  throw new Error('usage: serve.ts echo|service');
+  throw new Error('usage: serve.ts echo|service|bare');
 }
-const server = app.listen(0, '127.0.0.1', () => {
+const server = bare ?? http.createServer(app!.callback());
+// A keep-alive connection outlives the bench's longest pause (a quote at latency scale 1 takes ~6 s, and the bare
+// server's call as long): with Node's default of 5 s, a server would close a connection just as a client reuses it.
+server.keepAliveTimeout = 120_000;
+server.listen(0, '127.0.0.1', () => {
   const addr = server.address();
   process.stdout.write(JSON.stringify({ port: typeof addr === 'object' && addr ? addr.port : 0 }) + '\n');
 });

@@ -94,7 +94,7 @@ export function renderPricedRoute(route: PricedRoute, ctx: RenderContext): WireQ
       execution_cost: w.amount(route.delivery.executionCost, route.to),
       amount_out: w.amount(route.delivery.amountOut, route.to),
     },
-    expires_at: new Date(ctx.expiresAt).toISOString(),
+    expires_at: isoTime(ctx.expiresAt),
     venue_allowlist: [...ctx.allowlist],
     venue_blocklist: [...ctx.blocklist],
   };
@@ -134,14 +134,20 @@ export function renderAudit(audit: QuoteAudit, ctx: RenderContext): WireQuoteAud
   };
 }
 
+// The candidates' objects are written out field by field (no spread of a shared head): an answer has dozens of them,
+// and the key order, which the JSON keeps, is the same.
 function renderSingleHop(c: SingleHopCandidate, ctx: RenderContext): WireSingleHopCandidate {
-  const head = { venue: c.venue, elapsed_ms: wholeMs(c.elapsedMs), best: c.best };
+  const venue = c.venue;
+  const elapsed_ms = wholeMs(c.elapsedMs);
+  const best = c.best;
   switch (c.status) {
     case 'quoted': {
       if (!c.route || !c.costing) throw new Error(`single-hop candidate ${c.venue} is quoted without a route or costing`);
       const w = writer(ctx.format);
       return {
-        ...head,
+        venue,
+        elapsed_ms,
+        best,
         status: 'quoted',
         quote: renderPricedRoute(c.route, ctx),
         costing_audit: {
@@ -152,40 +158,40 @@ function renderSingleHop(c: SingleHopCandidate, ctx: RenderContext): WireSingleH
       };
     }
     case 'failed':
-      return { ...head, status: 'failed', error: c.error ?? 'The venue failed without a reason.' };
+      return { venue, elapsed_ms, best, status: 'failed', error: c.error ?? 'The venue failed without a reason.' };
     case 'timed_out':
-      return { ...head, status: 'timed_out' };
+      return { venue, elapsed_ms, best, status: 'timed_out' };
   }
 }
 
 function renderAttempt(a: MultiHopAttempt, format: AmountFormat): WireMultiHopAttempt {
   const w = writer(format);
-  const head = {
-    round: a.round,
-    from: w.asset(a.from),
-    to: w.asset(a.to),
-    amount_in: w.amount(a.amountIn, a.from),
-    venue: a.venue,
-    elapsed_ms: wholeMs(a.elapsedMs),
-  };
+  const round = a.round;
+  const from = w.asset(a.from);
+  const to = w.asset(a.to);
+  const amount_in = w.amount(a.amountIn, a.from);
+  const venue = a.venue;
+  const elapsed_ms = wholeMs(a.elapsedMs);
   switch (a.status) {
     case 'quoted':
       if (!a.step) throw new Error(`multi-hop attempt ${a.venue} is quoted without a step`);
-      return { ...head, status: 'quoted', step: renderStep(a.step, format) };
+      return { round, from, to, amount_in, venue, elapsed_ms, status: 'quoted', step: renderStep(a.step, format) };
     case 'failed':
-      return { ...head, status: 'failed', error: a.error ?? 'The venue failed without a reason.' };
+      return { round, from, to, amount_in, venue, elapsed_ms, status: 'failed', error: a.error ?? 'The venue failed without a reason.' };
     case 'timed_out':
-      return { ...head, status: 'timed_out' };
+      return { round, from, to, amount_in, venue, elapsed_ms, status: 'timed_out' };
   }
 }
 
 function renderMultiHopRoute(r: MultiHopRoute, ctx: RenderContext, w: Writer): WireMultiHopRoute {
-  const head = { assets: r.assets.map((a) => w.asset(a)), venues: [...r.venues], best: r.best };
+  const assets = r.assets.map((a) => w.asset(a));
+  const venues = [...r.venues];
+  const best = r.best;
   if (r.status === 'quoted') {
     if (!r.route) throw new Error(`multi-hop route ${r.venues.join('>')} is quoted without a priced route`);
-    return { ...head, status: 'quoted', quote: renderPricedRoute(r.route, ctx) };
+    return { assets, venues, best, status: 'quoted', quote: renderPricedRoute(r.route, ctx) };
   }
-  return { ...head, status: 'failed', error: r.error ?? 'The path produced no quote.' };
+  return { assets, venues, best, status: 'failed', error: r.error ?? 'The path produced no quote.' };
 }
 
 /** The spec types elapsed_ms as a non-negative integer; the core measures it as a float. */
@@ -198,9 +204,24 @@ interface Writer {
   amount(amount: bigint, in_: AssetId): string;
 }
 
-function writer(format: AmountFormat): Writer {
+function makeWriter(format: AmountFormat): Writer {
   return {
     asset: (id) => writeAsset(assetById(id), format),
     amount: (amount, in_) => writeAmount(amount, assetById(in_), format),
   };
+}
+
+// One writer per format, made once: an answer with candidates asks for one per priced route, step and attempt.
+const WRITERS: Readonly<Record<AmountFormat, Writer>> = { raw: makeWriter('raw'), formatted: makeWriter('formatted') };
+
+function writer(format: AmountFormat): Writer {
+  return WRITERS[format];
+}
+
+// Every priced route of one answer carries the quote's expiry: the last instant written is kept, not written again.
+let lastIso: { ms: number; text: string } = { ms: Number.NaN, text: '' };
+
+function isoTime(ms: number): string {
+  if (ms !== lastIso.ms) lastIso = { ms, text: new Date(ms).toISOString() };
+  return lastIso.text;
 }
