@@ -134,9 +134,10 @@ export interface Config {
      *  a burst beyond it (many connections sending at once) is shed before its CPU work can pile up. Off by default:
      *  on an idle machine it would also refuse a burst of clients the process could serve. */
     maxAdmissionsPerTurn: number;
-    /** ROUTER_SHED_TURN_BUDGET_MS, default 0 = no budget: once one turn of the event loop has run this long since it
-     *  admitted its first quote, its later quotes are shed; unlike a count, it adapts to what a quote costs on the
-     *  machine, so a burst fills the turn until /health would wait too long and no further. */
+    /** ROUTER_SHED_TURN_BUDGET_MS, default 25 (0 = no budget): once one turn of the event loop has run this long
+     *  since it admitted its first quote, its later quotes are shed; unlike a count, it adapts to what a quote costs on
+     *  the machine, so a burst fills the turn until /health would wait too long and no further. Measured with 4× the
+     *  cap of CPU-bound quotes: /health's median 68 ms with it, 4.4 s without (bench/README.md, bench:overload). */
     maxTurnMs: number;
     /** Per-client token bucket by remote address, null when off (ROUTER_RATE_LIMIT_PER_MINUTE unset or 0, the
      *  default): requests per minute refilled, ROUTER_RATE_LIMIT_BURST (default 20) held at most,
@@ -371,7 +372,7 @@ export function loadConfig(env: Env = process.env): Config {
       shedRetryAfterSeconds: int(env, 'ROUTER_SHED_RETRY_AFTER_S', 1, 1, 3600),
       maxEventLoopDelayMs: int(env, 'ROUTER_SHED_EVENT_LOOP_DELAY_MS', 40, 0, 60_000),
       maxAdmissionsPerTurn: int(env, 'ROUTER_SHED_ADMISSIONS_PER_TURN', 0, 0, 1_000_000),
-      maxTurnMs: int(env, 'ROUTER_SHED_TURN_BUDGET_MS', 0, 0, 60_000),
+      maxTurnMs: int(env, 'ROUTER_SHED_TURN_BUDGET_MS', 25, 0, 60_000),
       rateLimit: rateLimitConfig(env),
     },
     retention: {

@@ -111,9 +111,9 @@ describe('Load shedding: the quote slots', () => {
 });
 
 describe('Config: the overload and retention knobs', () => {
-  it('defaults: a cap of 64 quotes in flight, Retry-After 1 s, no rate limit, quotes kept 1 h after expiry, swept every minute', () => {
+  it('defaults: a cap of 64 quotes in flight, a 25 ms turn budget, Retry-After 1 s, no rate limit, quotes kept 1 h after expiry, swept every minute', () => {
     const c = loadConfig({});
-    expect(c.overload).toEqual({ maxQuotesInFlight: 64, shedRetryAfterSeconds: 1, maxEventLoopDelayMs: 40, maxAdmissionsPerTurn: 0, maxTurnMs: 0, rateLimit: null });
+    expect(c.overload).toEqual({ maxQuotesInFlight: 64, shedRetryAfterSeconds: 1, maxEventLoopDelayMs: 40, maxAdmissionsPerTurn: 0, maxTurnMs: 25, rateLimit: null });
     expect(c.retention).toEqual({ quoteRetentionMs: 3_600_000, sweepMs: 60_000 });
   });
 

@@ -28,8 +28,9 @@ export async function startService(env: Record<string, string> = {}, dataDir?: s
     ROUTER_SIM_LATENCY_SCALE: '0',
     ROUTER_SIM_FAILURES: 'off',
     ROUTER_LOG_LEVEL: 'silent',
-    // No shedding on event loop lag: other test files load the same cores (see vitest.config.ts).
+    // No shedding on event loop lag or long turns: other test files load the same cores (see vitest.config.ts).
     ROUTER_SHED_EVENT_LOOP_DELAY_MS: '0',
+    ROUTER_SHED_TURN_BUDGET_MS: '0',
     ...env,
   });
   const service = await createEmbeddedService(config, { logger: createLogger(config.logLevel) });
