@@ -56,6 +56,10 @@ export interface EdgeGuard {
 /** Liveness probes must never be refused: a limited probe would get a healthy process killed. */
 const EXEMPT_PATHS = new Set(['/health']);
 
+/** Quotes a turn admits whatever its budget: a GC pause inside a turn of a few clients' quotes is no burst, and
+ *  shedding them would refuse a load the process serves easily. */
+export const TURN_BUDGET_FLOOR = 16;
+
 export function createEdgeGuard(opts: EdgeGuardOptions, hooks: EdgeGuardHooks = {}): EdgeGuard {
   const now = opts.now ?? (() => performance.now());
   const cap = opts.maxQuotesInFlight;
@@ -77,7 +81,8 @@ export function createEdgeGuard(opts: EdgeGuardOptions, hooks: EdgeGuardHooks = 
         ? 'cap'
         : lag !== null && lag.delayMs() > opts.maxEventLoopDelayMs
           ? 'lag'
-          : (perTurn > 0 && admittedThisTurn >= perTurn) || (turnBudgetMs > 0 && admittedThisTurn > 0 && now() - turnStartedAt > turnBudgetMs)
+          : (perTurn > 0 && admittedThisTurn >= perTurn) ||
+              (turnBudgetMs > 0 && admittedThisTurn >= TURN_BUDGET_FLOOR && now() - turnStartedAt > turnBudgetMs)
             ? 'turn'
             : null;
     if (refusal !== null) {

@@ -135,7 +135,7 @@ export interface Config {
      *  on an idle machine it would also refuse a burst of clients the process could serve. */
     maxAdmissionsPerTurn: number;
     /** ROUTER_SHED_TURN_BUDGET_MS, default 25 (0 = no budget): once one turn of the event loop has run this long
-     *  since it admitted its first quote, its later quotes are shed; unlike a count, it adapts to what a quote costs on
+     *  since it admitted its first quote, its quotes past the 16th are shed; unlike a count, it adapts to what a quote costs on
      *  the machine, so a burst fills the turn until /health would wait too long and no further. Measured with 4× the
      *  cap of CPU-bound quotes: /health's median 68 ms with it, 4.4 s without (bench/README.md, bench:overload). */
     maxTurnMs: number;

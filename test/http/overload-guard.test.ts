@@ -1,7 +1,7 @@
 // The guard alone: the token buckets of the rate limit (refill, Retry-After, bounded memory), the quote slots, and
 // the configuration knobs of both.
 import { describe, expect, it } from 'vitest';
-import { createBuckets, createEdgeGuard } from '../../http/overload.js';
+import { createBuckets, createEdgeGuard, TURN_BUDGET_FLOOR } from '../../http/overload.js';
 import { loadConfig } from '../../src/config.js';
 import { ConfigError } from '../../src/errors.js';
 
@@ -194,8 +194,9 @@ describe('Load shedding of a burst by time: a turn of the event loop admits quot
       { refused: (reason) => reasons.push(reason) },
     );
     const never = new Promise<void>(() => undefined);
-    // Each admitted quote's CPU work advances the turn's clock by 10 ms: three fit in 25 ms (0, 10, 20 ms in).
-    for (let i = 0; i < 3; i++) {
+    // Each admitted quote's CPU work advances the turn's clock by 10 ms: the floor's quotes are admitted however long
+    // they take, and the next one finds the turn past its 25 ms.
+    for (let i = 0; i < TURN_BUDGET_FLOOR; i++) {
       void guard.quoteSlot({} as never, () => never);
       t += 10;
     }
@@ -203,6 +204,16 @@ describe('Load shedding of a burst by time: a turn of the event loop admits quot
     expect(reasons).toEqual(['turn']);
     await new Promise((r) => setImmediate(r));
     await expect(guard.quoteSlot({} as never, async () => undefined)).resolves.toBeUndefined();
-    expect(guard.inFlight()).toBe(3);
+    expect(guard.inFlight()).toBe(TURN_BUDGET_FLOOR);
+  });
+
+  it('a few quotes in one long turn (a GC pause among them) are all admitted: the budget applies past the floor only', async () => {
+    let t = 0;
+    const guard = createEdgeGuard({ maxQuotesInFlight: 1000, shedRetryAfterSeconds: 1, maxEventLoopDelayMs: 0, maxAdmissionsPerTurn: 0, maxTurnMs: 25, rateLimit: null, now: () => t });
+    const never = new Promise<void>(() => undefined);
+    void guard.quoteSlot({} as never, () => never);
+    t += 200; // a pause far past the budget
+    for (let i = 1; i < 10; i++) await expect(Promise.race([guard.quoteSlot({} as never, () => never), Promise.resolve('admitted')])).resolves.toBe('admitted');
+    expect(guard.inFlight()).toBe(10);
   });
 });
