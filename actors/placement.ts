@@ -6,7 +6,9 @@
 // failure between the two completes the creation of the order the quote is already bound to.
 import type { ActorRef, Bus, EnvelopeHandler, Reply } from '../src/bus/types.js';
 import { toErrorData } from '../src/errors.js';
-import { isCommandOf, type OrderCreate, type QuoteBind, type QuoteBound, type QuoteOrdered } from '../src/protocol/index.js';
+import type { OrderView } from '../src/orders/types.js';
+import { isCommandOf, type OrderCreate } from '../src/protocol/index.js';
+import type { Runtime } from './runtime.js';
 
 export interface PlacementDeps {
   /** Whether this host holds the actor's shard now (its runtime may write it); embedded: always. */
@@ -15,28 +17,27 @@ export interface PlacementDeps {
   bus: Pick<Bus, 'request'>;
 }
 
-/** `handle` (the runtime's), with `quote.order` answered here; every other message goes to `handle` as it is. */
-export function withOrderPlacement(handle: EnvelopeHandler, deps: PlacementDeps): EnvelopeHandler {
+/** The runtime's `handle`, with `quote.order` answered here; every other message goes to `handle` as it is. */
+export function withOrderPlacement(runtime: Pick<Runtime, 'handle' | 'ask'>, deps: PlacementDeps): EnvelopeHandler {
   return async (envelope) => {
     const { ref, message, requestId } = envelope;
-    if (ref.kind !== 'quote' || !isCommandOf('quote', message) || message.type !== 'quote.order') return handle(envelope);
+    if (ref.kind !== 'quote' || !isCommandOf('quote', message) || message.type !== 'quote.order') return runtime.handle(envelope);
     const { orderId: proposed, quote, toAddress, refundAddress, terms } = message;
-    const bind: QuoteBind = { type: 'quote.bind', orderId: proposed, toAddress, refundAddress };
-    const bound = (await handle({ ref, message: { ...bind }, requestId })) as Reply<QuoteBound>;
+    const bound = await runtime.ask({ kind: 'quote', id: ref.id }, { type: 'quote.bind', orderId: proposed, toAddress, refundAddress }, requestId);
     if (!bound.ok) return bound;
     const order: ActorRef<'order'> = { kind: 'order', id: bound.value.orderId };
     const create: OrderCreate = { type: 'order.create', quote, toAddress, refundAddress, ...(terms === undefined ? {} : { terms }) };
-    let created: Reply;
-    if (deps.holds(order)) {
-      created = await handle({ ref: order, message: { ...create }, requestId });
-    } else {
-      try {
-        created = { ok: true, value: await deps.bus.request(order, create, { requestId }) };
-      } catch (err) {
-        created = { ok: false, error: toErrorData(err) };
-      }
-    }
+    const created = deps.holds(order) ? await runtime.ask(order, create, requestId) : await overBus(deps.bus, order, create, requestId);
     if (!created.ok) return created;
-    return { ok: true, value: { orderId: order.id, order: created.value } as QuoteOrdered };
+    return { ok: true, value: { orderId: order.id, order: created.value } };
   };
+}
+
+/** The creation on the host that holds the order's shard; its failure comes back as the reply it was. */
+async function overBus(bus: PlacementDeps['bus'], order: ActorRef<'order'>, create: OrderCreate, requestId: string | undefined): Promise<Reply<OrderView>> {
+  try {
+    return { ok: true, value: await bus.request(order, create, { requestId }) };
+  } catch (err) {
+    return { ok: false, error: toErrorData(err) };
+  }
 }

@@ -8,7 +8,7 @@ import type { Clock } from '../src/clock.js';
 import { RouterError, SnapshotConflict, toErrorData, Unavailable, UnknownCommand } from '../src/errors.js';
 import type { Logger } from '../src/log.js';
 import { shardOf } from '../src/bus/shard.js';
-import { TIMER_DUE, type TimerDue } from '../src/protocol/index.js';
+import { TIMER_DUE, type ActorKind, type Command, type CommandType, type ReplyTo, type TimerDue } from '../src/protocol/index.js';
 import { HISTORY_LIMIT, type ActorStore, type KeyEntry, type SaveActor, type Transition } from '../src/store/types.js';
 import type { AnyActorKindSpec } from './kind.js';
 
@@ -63,6 +63,8 @@ interface Active {
 
 export interface Runtime {
   handle(envelope: Envelope): Promise<Reply>;
+  /** `handle` for a caller in this process: the command typed by its kind's protocol, and so is its reply. */
+  ask<K extends ActorKind, T extends CommandType<K>>(ref: ActorRef<K>, command: Command<K, T> & { type: T }, requestId?: string): Promise<Reply<ReplyTo<K, T>>>;
   /** Fires every durable wake-up that is due now; the poll calls it, tests and the dev clock call it directly. */
   fireDue(): Promise<number>;
   /** Starts the durable timer poll. */
@@ -370,6 +372,11 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
 
   return {
     handle,
+    ask<K extends ActorKind, T extends CommandType<K>>(ref: ActorRef<K>, command: Command<K, T> & { type: T }, requestId?: string) {
+      // A kind's reply table is typed by its protocol (ActorKindSpec), which the kinds map erases: its reply to a
+      // command of that protocol is the protocol's reply.
+      return handle({ ref, message: { ...command }, requestId }) as Promise<Reply<ReplyTo<K, T>>>;
+    },
     fireDue,
     start() {
       if (poll) return;

@@ -145,7 +145,7 @@ export async function createEmbeddedService(
   });
   metrics.observeActorsInMemory(runtime.activeCount);
   // One process holds every actor: `quote.order` binds and creates here, without a second message.
-  const stopServing = await bus.serve(withOrderPlacement(runtime.handle, { holds: () => true, bus }));
+  const stopServing = await bus.serve(withOrderPlacement(runtime, { holds: () => true, bus }));
   runtime.start();
   deposits.start(config.depositPollMs);
   const janitor = createQuoteJanitor({

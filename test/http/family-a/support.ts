@@ -10,6 +10,7 @@ import addFormatsModule, { type FormatsPlugin } from 'ajv-formats';
 import { pino } from 'pino';
 import { expect } from 'vitest';
 import { withOrderPlacement } from '../../../actors/placement.js';
+import { runtimeOver } from '../../support/fake-runtime.js';
 import { createApp } from '../../../http/index.js';
 import { assetById, findAsset } from '../../../src/assets/registry.js';
 import { typedRequest, type OutgoingEnvelope } from '../../../src/bus/typed-request.js';
@@ -160,10 +161,10 @@ export class FakeBus implements Bus {
   };
 
   private readonly placement = withOrderPlacement(
-    (e) => {
+    runtimeOver((e) => {
       if (isCommandOf(e.ref.kind, e.message)) this.calls.push({ ref: e.ref, message: roundTrip(e.message), opts: { requestId: e.requestId } });
       return this.answerOne(e);
-    },
+    }),
     { holds: () => true, bus: this },
   );
 

@@ -2,6 +2,7 @@
 // the host holds the order's shard and over the bus when it does not; a failed step answers its own failure.
 import { describe, expect, it } from 'vitest';
 import { withOrderPlacement } from '../../../actors/placement.js';
+import { runtimeOver } from '../../support/fake-runtime.js';
 import type { ActorRef, Bus, Envelope, Reply } from '../../../src/bus/types.js';
 import { QuoteExpired, Unavailable, fromErrorData, toErrorData } from '../../../src/errors.js';
 import type { AnyCommand, QuoteOrder } from '../../../src/protocol/index.js';
@@ -37,7 +38,7 @@ const envelope = (message: Envelope['message'], kind: ActorRef['kind'] = 'quote'
 describe('quote.order at the quote\'s host', () => {
   it('binds the quote, then creates the bound order here when this host holds its shard', async () => {
     const h = host();
-    const reply = await withOrderPlacement(h.handle, { holds: () => true, bus: h.bus })(envelope({ ...place }));
+    const reply = await withOrderPlacement(runtimeOver(h.handle), { holds: () => true, bus: h.bus })(envelope({ ...place }));
     expect(reply).toEqual({ ok: true, value: { orderId: 'o-bound', order: ORDER_VIEW } });
     expect(h.seen).toEqual([
       { ref: { kind: 'quote', id: 'q-1' }, message: { type: 'quote.bind', orderId: 'o-proposed', toAddress: '0xto', refundAddress: null }, requestId: 'rid-7' },
@@ -50,7 +51,7 @@ describe('quote.order at the quote\'s host', () => {
     const h = host();
     const terms = { minOut: 5n } as unknown as QuoteOrder['terms'];
     const held: ActorRef[] = [];
-    const reply = await withOrderPlacement(h.handle, { holds: (ref) => (held.push(ref), false), bus: h.bus })(envelope({ ...place, terms }));
+    const reply = await withOrderPlacement(runtimeOver(h.handle), { holds: (ref) => (held.push(ref), false), bus: h.bus })(envelope({ ...place, terms }));
     expect(reply).toEqual({ ok: true, value: { orderId: 'o-bound', order: ORDER_VIEW } });
     expect(held).toEqual([{ kind: 'order', id: 'o-bound' }]);
     expect(h.seen.map((e) => e.message.type)).toEqual(['quote.bind']);
@@ -59,7 +60,7 @@ describe('quote.order at the quote\'s host', () => {
 
   it('answers a refused bind as it is, creating nothing', async () => {
     const h = host({ 'quote.bind': new QuoteExpired('Quote q-1 expired.') });
-    const reply = await withOrderPlacement(h.handle, { holds: () => true, bus: h.bus })(envelope({ ...place }));
+    const reply = await withOrderPlacement(runtimeOver(h.handle), { holds: () => true, bus: h.bus })(envelope({ ...place }));
     expect(reply.ok).toBe(false);
     if (!reply.ok) expect(fromErrorData(reply.error)).toBeInstanceOf(QuoteExpired);
     expect(h.seen.map((e) => e.message.type)).toEqual(['quote.bind']);
@@ -67,20 +68,20 @@ describe('quote.order at the quote\'s host', () => {
 
   it('answers a failed creation (here or over the bus) as a failure the edge may retry', async () => {
     const here = host({ 'order.create': new Unavailable('The actor is moving; try again.') });
-    const local = await withOrderPlacement(here.handle, { holds: () => true, bus: here.bus })(envelope({ ...place }));
+    const local = await withOrderPlacement(runtimeOver(here.handle), { holds: () => true, bus: here.bus })(envelope({ ...place }));
     expect(local.ok === false && fromErrorData(local.error)).toBeInstanceOf(Unavailable);
 
     const away = host();
     away.bus.request = (async () => {
       throw new Unavailable('No worker holds shard router.shard.3 yet; try again.');
     }) as Bus['request'];
-    const remote = await withOrderPlacement(away.handle, { holds: () => false, bus: away.bus })(envelope({ ...place }));
+    const remote = await withOrderPlacement(runtimeOver(away.handle), { holds: () => false, bus: away.bus })(envelope({ ...place }));
     expect(remote.ok === false && fromErrorData(remote.error)).toBeInstanceOf(Unavailable);
   });
 
   it('passes every other message to the runtime unchanged', async () => {
     const h = host();
-    const handle = withOrderPlacement(h.handle, { holds: () => true, bus: h.bus });
+    const handle = withOrderPlacement(runtimeOver(h.handle), { holds: () => true, bus: h.bus });
     expect(await handle(envelope({ type: 'quote.get' }))).toEqual({ ok: true, value: 'passed quote.get' });
     expect(await handle(envelope({ type: 'order.get' }, 'order'))).toEqual({ ok: true, value: 'passed order.get' });
     expect(h.seen.map((e) => e.message.type)).toEqual(['quote.get', 'order.get']);
