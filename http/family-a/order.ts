@@ -4,10 +4,11 @@
 import type Koa from 'koa';
 import { assetById, validateAddress } from '../../src/assets/index.js';
 import type { Bus } from '../../src/bus/types.js';
-import { QuoteNotFound, RefundNotViable, Unavailable } from '../../src/errors.js';
+import { RefundNotViable, Unavailable } from '../../src/errors.js';
 import type { OrderView } from '../../src/orders/types.js';
 import type { Quote } from '../../src/quotes/types.js';
 import { readJsonBody } from '../json-body.js';
+import { orderFromQuote, quoteNamed } from '../quote-orders.js';
 import { edgeState } from '../request-id.js';
 import { renderOrder } from './render.js';
 import { assertOrderId, assertOrderRequestShape } from './validate.js';
@@ -47,7 +48,8 @@ export function postOrder(deps: OrderRouteDeps): Koa.Middleware {
     const quoteId = canonicalUuid(b.quote_id);
     const opts = { requestId };
 
-    const quote = await knownQuote(quoteId, () => deps.quotes.get(deps.bus, quoteId, opts));
+    const named = { field: 'quote_id', quoteId };
+    const quote = await quoteNamed(deps, named, opts);
     // Checked before binding: a refused address must not use up the quote.
     const toAddress = validateAddress(assetById(quote.request.to).chain, b.to_address, 'to_address');
     const refundAddress =
@@ -58,11 +60,7 @@ export function postOrder(deps: OrderRouteDeps): Koa.Middleware {
     assertRefundViable(quote);
 
     const proposed = deps.newId();
-    // One message to the quote's host: it binds the quote (the first id proposed wins) and creates the bound order.
-    // A repeat after an attempt that stopped between the two completes the creation.
-    const { orderId, order } = await knownQuote(quoteId, () =>
-      deps.bus.request({ kind: 'quote', id: quoteId }, { type: 'quote.order', orderId: proposed, quote, toAddress, refundAddress }, opts),
-    );
+    const { orderId, order } = await orderFromQuote(deps, named, quote, { orderId: proposed, toAddress, refundAddress }, opts);
     log.info({ order_id: orderId, quote_id: quoteId, repeat: orderId !== proposed }, orderId === proposed ? 'order created' : 'order returned again');
     // 201 on a repeat as well: the spec gives POST /order one success status, and the answer is the same order.
     ctx.status = 201;
@@ -93,15 +91,6 @@ function assertRefundViable(quote: Quote): void {
   }
 }
 
-/** The actor's "Quote X does not exist." does not say which field was wrong; the caller's answer names `quote_id`. */
-async function knownQuote<T>(quoteId: string, call: () => Promise<T>): Promise<T> {
-  try {
-    return await call();
-  } catch (err) {
-    if (err instanceof QuoteNotFound) throw new QuoteNotFound(`\`quote_id\` ${quoteId} is not a known quote.`);
-    throw err;
-  }
-}
 
 /**
  * The core answers an order only once its deposit address exists; one without would break the contract, so it is

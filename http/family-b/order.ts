@@ -8,10 +8,11 @@ import { getAddress, isAddress } from 'viem';
 import { assetById, validateAddress } from '../../src/assets/index.js';
 import type { Bus } from '../../src/bus/types.js';
 import type { Clock } from '../../src/clock.js';
-import { InvalidAddress, InvalidRequest, OrderNotFound, QuoteNotFound, RefundNotViable, Unavailable } from '../../src/errors.js';
+import { InvalidAddress, InvalidRequest, OrderNotFound, RefundNotViable, Unavailable } from '../../src/errors.js';
 import type { OrderTerms, OrderView, RefundAuthorization } from '../../src/orders/types.js';
 import type { Quote } from '../../src/quotes/types.js';
 import { readJsonBody } from '../json-body.js';
+import { orderFromQuote, quoteNamed } from '../quote-orders.js';
 import { edgeState } from '../request-id.js';
 import { BError } from './errors.js';
 import { orderTypeOf } from './order-type.js';
@@ -78,7 +79,8 @@ export function postOrderB(deps: BOrderDeps): Koa.Middleware {
     const amountFormat = b.amountFormat ?? 'readable';
     const refundAuthorization = authorizationOf(b);
 
-    const quote = await knownQuote(quoteId, () => deps.quotes.get(deps.bus, quoteId, opts));
+    const named = { field: 'quoteId', quoteId };
+    const quote = await quoteNamed(deps, named, opts);
     const orderType = orderTypeOf(quoteId);
     const source = assetById(quote.request.from).chain;
     const toAddress = validateAddress(assetById(quote.request.to).chain, b.toAddress, 'toAddress');
@@ -117,11 +119,7 @@ export function postOrderB(deps: BOrderDeps): Koa.Middleware {
         return answer(ctx, 200, existing, quote, amountFormat, deps.secret);
       }
     }
-    // One message to the quote's host: it binds the quote (the first id proposed wins) and creates the bound order;
-    // a repeat completes a creation cut short between the two.
-    const { orderId, order } = await knownQuote(quoteId, () =>
-      deps.bus.request({ kind: 'quote', id: quoteId }, { type: 'quote.order', orderId: proposed, quote, toAddress, refundAddress, terms }, opts),
-    );
+    const { orderId, order } = await orderFromQuote(deps, named, quote, { orderId: proposed, toAddress, refundAddress, terms }, opts);
     if (!sameRequest(order, quoteId, toAddress, refundAddress, terms)) {
       throw new BError(409, 'conflict', `\`quoteId\` ${quoteId} is already bound to another order.`, {});
     }
@@ -166,11 +164,3 @@ function cancelAfterOf(text: string | undefined, orderType: string, now: number)
   return at;
 }
 
-async function knownQuote<T>(quoteId: string, call: () => Promise<T>): Promise<T> {
-  try {
-    return await call();
-  } catch (err) {
-    if (err instanceof QuoteNotFound) throw new QuoteNotFound(`\`quoteId\` ${quoteId} is not a known quote.`);
-    throw err;
-  }
-}

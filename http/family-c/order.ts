@@ -14,6 +14,7 @@ import { BError } from '../family-b/errors.js';
 import { canonicalUuid } from '../family-b/order.js';
 import { rendered } from '../family-b/quote.js';
 import { readJsonBody } from '../json-body.js';
+import { orderFromQuote, quoteNamed } from '../quote-orders.js';
 import { edgeState } from '../request-id.js';
 import { executionSteps } from './execution-steps.js';
 import { C_BODY_LIMIT_BYTES } from './quote.js';
@@ -65,7 +66,8 @@ export function postOrderC(deps: COrderDeps): Koa.Middleware {
     const opts = { requestId };
     const quoteId = canonicalUuid(b.id);
 
-    const quote = await knownQuote(quoteId, () => deps.quotes.get(deps.bus, quoteId, opts));
+    const named = { field: 'id', quoteId };
+    const quote = await quoteNamed(deps, named, opts);
     const slippageBps = quote.request.slippageBps;
     if (slippageBps === undefined) {
       throw new QuoteNotFound(`\`id\` ${quoteId} is a quote made through another API, not POST /quote of this one; quote here first.`);
@@ -83,11 +85,7 @@ export function postOrderC(deps: COrderDeps): Koa.Middleware {
     const terms = termsOf(quote, slippageBps, b, senderAddress);
 
     const proposed = deps.newId();
-    // One message to the quote's host: it binds the quote (the first id proposed wins) and creates the bound order;
-    // a repeat completes a creation cut short between the two.
-    const { orderId, order } = await knownQuote(quoteId, () =>
-      deps.bus.request({ kind: 'quote', id: quoteId }, { type: 'quote.order', orderId: proposed, quote, toAddress, refundAddress, terms }, opts),
-    );
+    const { orderId, order } = await orderFromQuote(deps, named, quote, { orderId: proposed, toAddress, refundAddress, terms }, opts);
     if (!sameRequest(order, quoteId, toAddress, refundAddress, terms)) {
       throw new BError(409, 'conflict', `\`id\` ${quoteId} is already bound to an order with other terms.`, { orderId: order.id });
     }
@@ -116,12 +114,3 @@ export function swapOf(order: OrderView, quote: Quote, now: number): WireSwap {
   };
 }
 
-/** The actor's "Quote X does not exist." does not say which field was wrong; the caller's answer names `id`. */
-async function knownQuote<T>(quoteId: string, call: () => Promise<T>): Promise<T> {
-  try {
-    return await call();
-  } catch (err) {
-    if (err instanceof QuoteNotFound) throw new QuoteNotFound(`\`id\` ${quoteId} is not a known quote.`);
-    throw err;
-  }
-}

@@ -1,0 +1,40 @@
+// The two steps of order creation every family shares: the quote an order names (this edge's copy, else its actor's),
+// and one `quote.order` to the quote's host, which binds the quote (the first order id proposed wins) and creates the
+// bound order; a repeat after an attempt cut short between the two completes the creation. The actor's "Quote X does
+// not exist." names no field, so both answer a missing quote naming the request's own field.
+import type { Bus, RequestOptions } from '../src/bus/types.js';
+import { QuoteNotFound } from '../src/errors.js';
+import type { QuoteOrder, QuoteOrdered } from '../src/protocol/index.js';
+import type { Quote } from '../src/quotes/types.js';
+import type { IssuedQuotes } from './issued-quotes.js';
+
+export interface QuoteOrderDeps {
+  bus: Bus;
+  quotes: IssuedQuotes;
+}
+
+/** The request's field that names the quote (`quote_id`, `quoteId`, `id`) and its canonical value. */
+export interface QuoteField {
+  field: string;
+  quoteId: string;
+}
+
+/** What the order is to be: the id this request proposes, its addresses and its family's terms (none for Family A). */
+export type ProposedOrder = Omit<QuoteOrder, 'type' | 'quote'>;
+
+export function quoteNamed(deps: QuoteOrderDeps, named: QuoteField, opts: RequestOptions): Promise<Quote> {
+  return known(named, () => deps.quotes.get(deps.bus, named.quoteId, opts));
+}
+
+export function orderFromQuote(deps: QuoteOrderDeps, named: QuoteField, quote: Quote, order: ProposedOrder, opts: RequestOptions): Promise<QuoteOrdered> {
+  return known(named, () => deps.bus.request({ kind: 'quote', id: named.quoteId }, { type: 'quote.order', quote, ...order }, opts));
+}
+
+async function known<T>({ field, quoteId }: QuoteField, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    if (err instanceof QuoteNotFound) throw new QuoteNotFound(`\`${field}\` ${quoteId} is not a known quote.`);
+    throw err;
+  }
+}
