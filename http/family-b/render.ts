@@ -91,12 +91,22 @@ export function renderCandidates(audit: QuoteAudit, format: BAmountFormat): Wire
   return [...single, ...multi];
 }
 
+/** Hop k of a route is the attempt of its venue and pair asked what hop k-1 delivered: two routes may ask one venue
+ *  the same pair with different amounts, each its own attempt. A hop that delivered nothing ends the route. */
 function routeLatency(audit: QuoteAudit, r: MultiHopRoute): number {
   let sum = 0;
-  r.venues.forEach((venue, round) => {
-    const a = audit.multiHop.attempts.find((x) => x.round === round && x.venue === venue && x.from === r.assets[round] && x.to === r.assets[round + 1]);
-    sum += a ? a.elapsedMs : 0;
-  });
+  let amount: bigint | undefined;
+  for (let round = 0; round < r.venues.length; round++) {
+    const a = audit.multiHop.attempts.find(
+      (x) =>
+        x.round === round && x.venue === r.venues[round] && x.from === r.assets[round] && x.to === r.assets[round + 1] &&
+        (amount === undefined || x.amountIn === amount),
+    );
+    if (!a) break;
+    sum += a.elapsedMs;
+    if (!a.step) break;
+    amount = a.step.stepAmountOut;
+  }
   return wholeMs(sum);
 }
 

@@ -147,8 +147,9 @@ describe('includeQuoteCandidates adds one record per candidate of the core\'s au
       'single_hop:quoted', 'single_hop:failed', 'single_hop:timed_out', 'multi_hop:quoted', 'multi_hop:failed',
     ]);
     for (const x of c) expect('raw_quote' in x).toBe(x.status === 'quoted');
-    // Whole milliseconds; a route's latency is the sum of its hops' attempts (kyberswap 8 + relay none; okx 9 + chainflip 1500).
-    expect(c.map((x) => x.latency_ms)).toEqual([13, 40, 1500, 8, 1509]);
+    // Whole milliseconds; a route's latency is the sum of its hops' attempts (kyberswap 8, relay not asked; okx failed
+    // its first hop, which ends the route: 9).
+    expect(c.map((x) => x.latency_ms)).toEqual([13, 40, 1500, 8, 9]);
   });
 });
 
