@@ -25,7 +25,7 @@ import { openSimChains } from './chains/index.js';
 import { openHybridChains } from './chains/hybrid-chains.js';
 import { ConfigError } from './errors.js';
 import { createVaultDirectory, createVaults, directoryEntry, loadOrCreateSeed, recordingVaults, schemeOf, type VaultDirectory } from './vaults/index.js';
-import { createMetrics, instrumentApp, instrumentBus, instrumentMarket, instrumentRouter, instrumentStore, observeOrdersOf, type Metrics } from './metrics/index.js';
+import { createMetrics, instrumentApp, instrumentBus, instrumentMarket, instrumentRouter, instrumentStore, meteredGuard, observeOrdersOf, type Metrics } from './metrics/index.js';
 
 export interface EmbeddedService {
   appA: Koa;
@@ -153,8 +153,7 @@ export async function createEmbeddedService(
   });
   janitor.start();
   // One guard for the three families: the cap is this process's, and a client is one client on any port.
-  const guard = createEdgeGuard(config.overload, { refused: (reason) => metrics.requestsRefused.inc({ reason }) });
-  metrics.observeQuotesInFlight(guard.inFlight);
+  const guard = meteredGuard(metrics, (hooks) => createEdgeGuard(config.overload, hooks));
   // The quotes this process issued: an order made from one needs no round trip to read it back.
   const quotes = createIssuedQuotes();
   const appA = createApp({ bus, logger: opts.logger, newId: opts.newId ?? randomUUID, bodyLimitBytes: config.bodyLimitBytes, guard, quotes });

@@ -14,7 +14,7 @@ import { InvalidRequest } from '../errors.js';
 import type { Logger } from '../log.js';
 import { connectNats } from './nats-connect.js';
 import { openConfiguredStore } from './open-store.js';
-import { createMetrics, createMetricsApp, instrumentApp, instrumentBus, type Metrics } from '../metrics/index.js';
+import { createMetrics, createMetricsApp, instrumentApp, instrumentBus, meteredGuard, type Metrics } from '../metrics/index.js';
 
 export interface Edge {
   appA: Koa;
@@ -38,8 +38,7 @@ export async function createEdge(config: Config, opts: { logger: Logger; devList
     metrics,
   );
   // The edge sheds and limits for the cluster: what it refuses never reaches NATS or a worker.
-  const guard = createEdgeGuard(config.overload, { refused: (reason) => metrics.requestsRefused.inc({ reason }) });
-  metrics.observeQuotesInFlight(guard.inFlight);
+  const guard = meteredGuard(metrics, (hooks) => createEdgeGuard(config.overload, hooks));
   // The quotes this process issued: an order made from one needs no round trip to read it back.
   const quotes = createIssuedQuotes();
   const appA = createApp({ bus, logger, newId: randomUUID, bodyLimitBytes: config.bodyLimitBytes, guard, quotes });

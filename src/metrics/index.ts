@@ -4,3 +4,4 @@ export { instrumentStore, observeOrdersOf } from './store.js';
 export { instrumentBus } from './bus.js';
 export { instrumentMarket, instrumentRouter } from './venues.js';
 export { createMetricsApp, httpMetrics, instrumentApp } from './http.js';
+export { meteredGuard, type GuardMetricHooks } from './guard.js';

@@ -1,11 +1,10 @@
 // router.admin.audit on a real nats-server with nats.conf's users: a worker's admin service audits the store and the
 // simulated ledger it was given, the `router admin audit` CLI prints it (text, --json) with exit 0 when clean and 1
 // when not, and an instance without a ledger answers an error instead of a clean audit of nothing.
+import { startTestNats, type TestNats } from '../support/cluster.js';
 import { runRouterCli } from '../support/router-cli.js';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
 import { ServiceErrorCodeHeader } from '@nats-io/services';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAdminService, type AdminService } from '../../actors/admin.js';
@@ -14,7 +13,6 @@ import { parseChainAsset } from '../../src/assets/index.js';
 import { openSimChains } from '../../src/chains/index.js';
 import type { SimChains } from '../../src/chains/types.js';
 import { ManualClock } from '../../src/clock.js';
-import { NATS_USERS, startNatsServer, type NatsServer } from '../../src/cluster/nats-server.js';
 import { createLogger } from '../../src/log.js';
 import type { AuditReportJson } from '../../src/orders/audit.js';
 import type { MoneyRecords } from '../../src/orders/money.js';
@@ -25,9 +23,8 @@ import type { ActorStore } from '../../src/store/types.js';
 const BASE_USDC = parseChainAsset('base.usdc', 'x').id;
 const DEPOSIT = '0xAbCdEf0000000000000000000000000000000001';
 const SENDER = '0x000000000000000000000000000000000000dEaD';
-const dir = mkdtempSync(join(tmpdir(), 'router-admin-audit-'));
 const directory: ShardDirectory = { shards: async () => [], workers: async () => [] };
-let server: NatsServer;
+let server: TestNats;
 let store: ActorStore;
 let chains: SimChains;
 let clock: ManualClock;
@@ -36,10 +33,10 @@ let adminNc: NatsConnection;
 let admin: AdminService;
 
 beforeAll(async () => {
-  server = await startNatsServer({ dir });
-  store = openSqliteStore(join(dir, 'router.sqlite'));
+  server = await startTestNats('admin-audit');
+  store = openSqliteStore(join(server.dir, 'router.sqlite'));
   clock = new ManualClock();
-  chains = openSimChains({ file: join(dir, 'router.sqlite'), clock, pollMs: 0 });
+  chains = openSimChains({ file: join(server.dir, 'router.sqlite'), clock, pollMs: 0 });
   // One order with its deposit recorded, its block mined: clean.
   const t = await chains.simulateDeposit({ chain: 'base', asset: BASE_USDC, from: SENDER, to: DEPOSIT, amount: 40_000_000n });
   clock.advance(10_000);
@@ -52,8 +49,8 @@ beforeAll(async () => {
     kind: 'order', id: 'ord-1', snapshot: { status: 'active', value: {}, context, children: {}, historyValue: {} },
     expectedVersion: 0, epoch: 1, wakeAt: null, updatedAt: 1, status: 'underfunded',
   });
-  workerNc = await connect({ servers: server.url, user: NATS_USERS.worker.user, pass: NATS_USERS.worker.pass });
-  adminNc = await connect({ servers: server.url, user: NATS_USERS.admin.user, pass: NATS_USERS.admin.pass });
+  workerNc = await server.connectAs('worker');
+  adminNc = await server.connectAs('admin');
   admin = await createAdminService({ nc: workerNc, store, chains, directory, workerId: 'w-a', version: '0.2.47', logger: createLogger('silent') });
 }, 30_000);
 
@@ -64,7 +61,6 @@ afterAll(async () => {
   await chains?.close();
   await store?.close();
   await server?.stop();
-  rmSync(dir, { recursive: true, force: true });
 }, 30_000);
 
 const runCli = (args: string[]) =>

@@ -1,24 +1,21 @@
 // The admin subject on a real nats-server with nats.conf's users: the router-admin service read by the admin user,
 // found by standard discovery, refused to the router user, and the `router admin` CLI as an operator runs it.
+import { startTestNats, type TestNats } from '../support/cluster.js';
 import { runRouterCli } from '../support/router-cli.js';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
 import { ServiceErrorCodeHeader, ServiceErrorHeader } from '@nats-io/services';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAdminService, type AdminService } from '../../actors/admin.js';
 import type { ShardDirectory } from '../../actors/shard-directory.js';
 import { svcm } from '../../src/bus/nats-services.js';
-import { NATS_USERS, startNatsServer, type NatsServer } from '../../src/cluster/nats-server.js';
 import { createLogger } from '../../src/log.js';
 import { decodeJson, encodeJson } from '../../src/store/codec.js';
 import { openSqliteStore } from '../../src/store/sqlite-store.js';
 import type { ActorStore } from '../../src/store/types.js';
 
 const T0 = Date.UTC(2025, 0, 2, 3, 4, 5);
-const dir = mkdtempSync(join(tmpdir(), 'router-admin-'));
-let server: NatsServer;
+let server: TestNats;
 let store: ActorStore;
 let workerNc: NatsConnection;
 let adminNc: NatsConnection;
@@ -71,15 +68,14 @@ async function ask(nc: NatsConnection, subject: string, body?: unknown) {
 
 const runCli = runRouterCli;
 
-const as = (user: { user: string; pass: string }) => connect({ servers: server.url, user: user.user, pass: user.pass });
 const adminEnv = () => ({ ROUTER_NATS_URL: server.url, ROUTER_NATS_USER: 'admin', ROUTER_NATS_PASSWORD: 'admin-local' });
 
 beforeAll(async () => {
-  server = await startNatsServer({ dir });
-  store = openSqliteStore(join(dir, 'router.sqlite'));
+  server = await startTestNats('admin');
+  store = openSqliteStore(join(server.dir, 'router.sqlite'));
   await seed(store);
-  workerNc = await as(NATS_USERS.worker);
-  adminNc = await as(NATS_USERS.admin);
+  workerNc = await server.connectAs('worker');
+  adminNc = await server.connectAs('admin');
   admin = await createAdminService({
     nc: workerNc, store, directory, workerId: 'w-a', version: '0.2.47', activeActors: () => 7, logger: createLogger('silent'),
   });
@@ -91,7 +87,6 @@ afterAll(async () => {
   await workerNc?.close();
   await store?.close();
   await server?.stop();
-  rmSync(dir, { recursive: true, force: true });
 }, 30_000);
 
 describe('router.admin.actor: any actor\'s state, context and transitions with times', { timeout: 30_000 }, () => {
@@ -227,7 +222,7 @@ describe('standard discovery finds the router-admin service', { timeout: 30_000 
   });
 
   it('a second worker\'s instance joins: discovery sees two, a request is answered once', async () => {
-    const nc2 = await as(NATS_USERS.worker);
+    const nc2 = await server.connectAs('worker');
     const second = await createAdminService({ nc: nc2, store, directory, workerId: 'w-b', version: '0.2.47', logger: createLogger('silent') });
     try {
       const ids = [];
@@ -246,7 +241,7 @@ describe('standard discovery finds the router-admin service', { timeout: 30_000 
 
 describe('nats.conf: only the admin user may use router.admin.>', { timeout: 30_000 }, () => {
   it('the router user\'s request is refused with a permissions violation', async () => {
-    const nc = await as(NATS_USERS.router);
+    const nc = await server.connectAs('router');
     try {
       const err = await nc.request('router.admin.actor', encodeJson({ kind: 'order', id: 'ord-1' }), { timeout: 3000 }).then(() => null, (e: Error) => e);
       expect(err).not.toBeNull();
@@ -257,7 +252,7 @@ describe('nats.conf: only the admin user may use router.admin.>', { timeout: 30_
   });
 
   it('the router user cannot subscribe to router.admin.> (so it cannot serve or overhear it)', async () => {
-    const nc = await as(NATS_USERS.router);
+    const nc = await server.connectAs('router');
     try {
       const sub = nc.subscribe('router.admin.>');
       const closed = await sub.closed;

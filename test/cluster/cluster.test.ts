@@ -1,19 +1,18 @@
 // The cluster as an operator runs it: nats-server from nats.conf, worker processes, an edge, all on loopback. The
 // same Family A API works through it; SIGKILL of a worker under a stream of orders, a restart of nats-server and a
 // shard moving during execution lose nothing and run no step twice; the ledger balances.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
 import { Kvm } from '@nats-io/kv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestCluster } from '../support/cluster.js';
 import { call } from '../support/retrying-fetch.js';
 import { LEASE_BUCKET } from '../../actors/index.js';
 import { parseAmount, parseChainAsset } from '../../src/assets/index.js';
 import { shardOf } from '../../src/bus/index.js';
 import { openSimChains } from '../../src/chains/index.js';
 import { ManualClock } from '../../src/clock.js';
-import { startLocalCluster, type LocalCluster } from '../../src/cluster/local-cluster.js';
+import type { LocalCluster } from '../../src/cluster/local-cluster.js';
 import { NATS_USERS } from '../../src/cluster/nats-server.js';
 
 const TO_BTC = 'bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu';
@@ -21,31 +20,23 @@ const SENDER = '0x000000000000000000000000000000000000dEaD';
 const SHARDS = 32;
 
 let cluster: LocalCluster;
-let dir: string;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'router-cluster-'));
-  cluster = await startLocalCluster({
-    dataDir: dir,
+  cluster = await startTestCluster({
+    name: 'cluster',
     workers: 3,
     env: {
-      ROUTER_SIM_LATENCY_SCALE: '0',
-      ROUTER_SIM_FAILURES: 'off',
       ROUTER_DEPOSIT_POLL_MS: '100',
       ROUTER_LEASE_TTL_MS: '2000',
       ROUTER_EDGE_RETRY_MS: '8000',
       // A request caught in a NATS restart gets no answer; the client retries the 503 sooner than the default 45 s.
       ROUTER_REQUEST_TIMEOUT_MS: '10000',
       ROUTER_SHARDS: String(SHARDS),
-      ROUTER_LOG_LEVEL: 'info',
     },
   });
 }, 60_000);
 
-afterAll(async () => {
-  await cluster?.stop();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => cluster?.stop());
 
 async function twoStepOrder(): Promise<Record<string, any>> {
   // robinhood USDG → bitcoin BTC has no direct venue: two steps, then delivery on bitcoin.
@@ -77,7 +68,7 @@ async function untilDelivered(orders: Array<Record<string, any>>, ms = 60_000): 
 
 /** Every order delivered once, every step's input and output moved once, nothing left behind, totals balance. */
 async function checkLedger(orders: Array<Record<string, any>>): Promise<void> {
-  const chains = openSimChains({ file: join(dir, 'router.sqlite'), clock: new ManualClock(), pollMs: 0 });
+  const chains = openSimChains({ file: join(cluster.dataDir, 'router.sqlite'), clock: new ManualClock(), pollMs: 0 });
   try {
     const btc = parseChainAsset('bitcoin.btc', 'to');
     const usdg = parseChainAsset('robinhood.usdg', 'from');

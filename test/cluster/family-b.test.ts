@@ -2,50 +2,31 @@
 // quote → order (token mode) → deposit via the edge's dev listener → `completed`, read through B and through A;
 // a cancel by a viem-signed EIP-712 CancelOrder before any deposit → `cancelled`, its replay → 401; a cancel by
 // token of an underfunded order → `refunded`.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestCluster } from '../support/cluster.js';
 import { call } from '../support/retrying-fetch.js';
 import { privateKeyToAccount } from 'viem/accounts';
 import { CANCEL_DOMAIN, CANCEL_TYPES } from '../../http/index.js';
-import { startLocalCluster, type LocalCluster } from '../../src/cluster/local-cluster.js';
-import { freePort } from '../../src/cluster/nats-server.js';
+import type { LocalCluster } from '../../src/cluster/local-cluster.js';
 
 const TO = '0x9858EfFD232B4033E47d90003D41EC34EcaEda94';
 const SENDER = '0x000000000000000000000000000000000000dEaD';
 const authorizer = privateKeyToAccount('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d');
 
 let cluster: LocalCluster;
-let dir: string;
-/** Family B on the edge: the cluster is given the port, so the test knows it. */
-let urlB: string;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'router-cluster-b-'));
-  const portB = await freePort();
-  urlB = `http://127.0.0.1:${portB}`;
-  cluster = await startLocalCluster({
-    dataDir: dir,
+  cluster = await startTestCluster({
+    name: 'cluster-b',
     workers: 2,
-    portB,
-    env: {
-      ROUTER_SIM_LATENCY_SCALE: '0',
-      ROUTER_SIM_FAILURES: 'off',
-      ROUTER_DEPOSIT_POLL_MS: '100',
-      ROUTER_LEASE_TTL_MS: '2000',
-      ROUTER_LOG_LEVEL: 'info',
-    },
+    env: { ROUTER_DEPOSIT_POLL_MS: '100', ROUTER_LEASE_TTL_MS: '2000' },
   });
 }, 60_000);
 
-afterAll(async () => {
-  await cluster?.stop();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => cluster?.stop());
 
-const postB = (path: string, body: unknown) => call('POST', `${urlB}${path}`, body);
-const getB = async (id: string) => (await call('GET', `${urlB}/order/${id}`)).body as Record<string, any>;
+const postB = (path: string, body: unknown) => call('POST', `${cluster.urlB}${path}`, body);
+const getB = async (id: string) => (await call('GET', `${cluster.urlB}/order/${id}`)).body as Record<string, any>;
 const getA = async (id: string) => (await call('GET', `${cluster.url}/order/${id}`)).body as Record<string, any>;
 const deposit = (to: string, amount: string) => call('POST', `${cluster.devUrl}/deposits`, { to, asset: 'base.usdc', amount, from: SENDER });
 

@@ -1,13 +1,11 @@
 // Family C through a local cluster (nats-server, two workers, an edge), as `npm run cluster` runs it: a quote and
 // an order over the bus, a deposit through the edge's dev listener, and the order `settled` in GET /orders, which the
 // edge reads from the store's order index the workers write (no actor is loaded for a list).
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { decodeFunctionData, erc20Abi } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestCluster } from '../support/cluster.js';
 import { call } from '../support/retrying-fetch.js';
-import { startLocalCluster, type LocalCluster } from '../../src/cluster/local-cluster.js';
+import type { LocalCluster } from '../../src/cluster/local-cluster.js';
 
 const DEST = '0x9858EfFD232B4033E47d90003D41EC34EcaEda94';
 const SENDER = '0x000000000000000000000000000000000000dEaD';
@@ -15,21 +13,16 @@ const USDC_BASE = { chain: { kind: 'EVM', chainId: 8453 }, token: { kind: 'TOKEN
 const USDC_ARB = { chain: { kind: 'EVM', chainId: 42161 }, token: { kind: 'TOKEN', address: '0xaf88d065e77c8cc2239327c5edb3a432268e5831', decimals: 6 } };
 
 let cluster: LocalCluster;
-let dir: string;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'router-cluster-c-'));
-  cluster = await startLocalCluster({
-    dataDir: dir,
+  cluster = await startTestCluster({
+    name: 'cluster-c',
     workers: 2,
-    env: { ROUTER_SIM_LATENCY_SCALE: '0', ROUTER_SIM_FAILURES: 'off', ROUTER_DEPOSIT_POLL_MS: '100', ROUTER_LEASE_TTL_MS: '2000', ROUTER_LOG_LEVEL: 'info' },
+    env: { ROUTER_DEPOSIT_POLL_MS: '100', ROUTER_LEASE_TTL_MS: '2000' },
   });
 }, 60_000);
 
-afterAll(async () => {
-  await cluster?.stop();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => cluster?.stop());
 
 describe('Family C through the cluster edge: quote → order → the client runs the step → settled in GET /orders', () => {
   it('the list shows the order settled, filtered by sender and by status, and Family A shows it delivered', async () => {

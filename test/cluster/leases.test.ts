@@ -1,34 +1,28 @@
 // Shard leases in a real nats-server's JetStream KV: fair shares as workers join and leave, failover after the TTL,
 // and fencing of a stale owner (its lease epoch is older, so the store refuses its snapshot writes).
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLeaseManager, type LeaseManager } from '../../actors/index.js';
-import { NATS_USERS, startNatsServer, type NatsServer } from '../../src/cluster/nats-server.js';
 import { SnapshotConflict } from '../../src/errors.js';
 import { createLogger } from '../../src/log.js';
 import { openSqliteStore } from '../../src/store/index.js';
+import { startTestNats, type TestNats } from '../support/cluster.js';
 
 const SHARDS = 16;
 const TTL = 1500;
-let nats: NatsServer;
-let dir: string;
+let nats: TestNats;
 const conns: NatsConnection[] = [];
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'router-leases-'));
-  nats = await startNatsServer({ dir });
+  nats = await startTestNats('leases');
 });
 afterAll(async () => {
   await Promise.all(conns.map((c) => c.close().catch(() => undefined)));
-  await nats.stop();
-  rmSync(dir, { recursive: true, force: true });
+  await nats?.stop();
 });
 
 async function manager(id: string, events: string[] = [], bucketTtl = TTL): Promise<LeaseManager> {
-  const nc = await connect({ servers: nats.url, ...NATS_USERS.worker });
+  const nc = await nats.connectAs('worker');
   conns.push(nc);
   return createLeaseManager({
     nc,

@@ -1,10 +1,8 @@
 // GET /metrics in cluster mode: every worker and the edge serve their own on their own port (ROUTER_METRICS_PORT,
 // one per process of the host), each with its role's figures.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalCluster, type LocalCluster } from '../../src/cluster/local-cluster.js';
+import type { LocalCluster } from '../../src/cluster/local-cluster.js';
+import { startTestCluster } from '../support/cluster.js';
 import { declared, scrape, total } from '../support/prometheus.js';
 import { call } from '../support/retrying-fetch.js';
 
@@ -12,27 +10,16 @@ const SHARDS = 8;
 const TO = '0x9858EfFD232B4033E47d90003D41EC34EcaEda94';
 
 let cluster: LocalCluster;
-let dir: string;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'router-cluster-metrics-'));
-  cluster = await startLocalCluster({
-    dataDir: dir,
+  cluster = await startTestCluster({
+    name: 'cluster-metrics',
     workers: 1,
-    env: {
-      ROUTER_SIM_LATENCY_SCALE: '0',
-      ROUTER_SIM_FAILURES: 'off',
-      ROUTER_LEASE_TTL_MS: '1500',
-      ROUTER_SHARDS: String(SHARDS),
-      ROUTER_LOG_LEVEL: 'info',
-    },
+    env: { ROUTER_LEASE_TTL_MS: '1500', ROUTER_SHARDS: String(SHARDS) },
   });
 }, 60_000);
 
-afterAll(async () => {
-  await cluster?.stop();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => cluster?.stop());
 
 describe('Operators see it too: GET /metrics on every worker and edge, each on its own port', () => {
   it('after a quote and an order, the edge shows its requests and bus calls, the worker its routing, store, orders and leases', async () => {

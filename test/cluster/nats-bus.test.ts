@@ -1,29 +1,21 @@
 // The NATS bus against the bus contract on a real nats-server, plus what only NATS shows: requests go to the
 // subject of the actor's shard, and "no responders" while a shard has no owner is retried before Unavailable.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNatsBus, shardOf } from '../../src/bus/index.js';
-import { NATS_USERS, startNatsServer, type NatsServer } from '../../src/cluster/nats-server.js';
 import { Unavailable } from '../../src/errors.js';
 import { createLogger } from '../../src/log.js';
+import { startTestNats, type TestNats } from '../support/cluster.js';
 import { busContract } from '../unit/bus/bus-contract.js';
 
-let nats: NatsServer;
-let dir: string;
+let nats: TestNats;
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'router-natsbus-'));
-  nats = await startNatsServer({ dir });
+  nats = await startTestNats('natsbus');
 });
-afterAll(async () => {
-  await nats.stop();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => nats?.stop());
 
 const opts = { shards: 16, timeoutMs: 5_000, retryMs: 300, logger: createLogger('silent') };
-const conn = (who: keyof typeof NATS_USERS = 'worker') => connect({ servers: nats.url, ...NATS_USERS[who] });
+const conn = (who: 'worker' | 'router' = 'worker') => nats.connectAs(who);
 
 busContract('NATS', async () => {
   const nc = await conn();

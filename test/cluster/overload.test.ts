@@ -1,40 +1,32 @@
 // Load shedding in a cluster: the edge holds the cap of quotes in flight for the whole cluster, so a full cap of slow
 // quotes leaves /health fast and one more quote is refused at the edge with 503 and Retry-After, never reaching NATS.
 // The edge's /metrics shows the quotes in flight and the refusal by reason.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalCluster, type LocalCluster } from '../../src/cluster/local-cluster.js';
+import type { LocalCluster } from '../../src/cluster/local-cluster.js';
+import { startTestCluster } from '../support/cluster.js';
 import { scrape, total } from '../support/prometheus.js';
 
 const CAP = 2;
 const QUOTE = { from: 'base.usdc', to: 'arbitrum.usdc', from_amount: '2500', quote_mode: 'fast', return_full_route: false };
 
 let cluster: LocalCluster;
-let dir: string;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'router-cluster-overload-'));
   // Slow venues (ten times the catalog's latency) cut off at 1.5 s: every quote holds its slot for a second or more.
-  cluster = await startLocalCluster({
-    dataDir: dir,
+  cluster = await startTestCluster({
+    name: 'cluster-overload',
     workers: 1,
     env: {
       ROUTER_MAX_QUOTES_IN_FLIGHT: String(CAP),
       ROUTER_SHED_EVENT_LOOP_DELAY_MS: '0',
       ROUTER_SIM_LATENCY_SCALE: '10',
-      ROUTER_SIM_FAILURES: 'off',
       ROUTER_DEADLINE_FAST_MS: '1500',
       ROUTER_LOG_LEVEL: 'warn',
     },
   });
 }, 60_000);
 
-afterAll(async () => {
-  await cluster?.stop();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => cluster?.stop());
 
 const postQuote = () =>
   fetch(`${cluster.url}/quote`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(QUOTE) });

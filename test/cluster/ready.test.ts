@@ -1,29 +1,17 @@
 // A local cluster knows its processes serve from their `ready` message on the IPC channel, not from a log line, so
 // a cluster whose processes log nothing at all starts as quickly as a chatty one.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalCluster, type LocalCluster } from '../../src/cluster/local-cluster.js';
+import type { LocalCluster } from '../../src/cluster/local-cluster.js';
 import { isReadyMessage } from '../../src/cluster/ready.js';
+import { startTestCluster } from '../support/cluster.js';
 
 let cluster: LocalCluster;
-let dir: string;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'router-cluster-ready-'));
-  cluster = await startLocalCluster({
-    dataDir: dir,
-    workers: 1,
-    metricsPort: null,
-    env: { ROUTER_SIM_LATENCY_SCALE: '0', ROUTER_SIM_FAILURES: 'off', ROUTER_LOG_LEVEL: 'silent' },
-  });
+  cluster = await startTestCluster({ name: 'cluster-ready', workers: 1, metricsPort: null, env: { ROUTER_LOG_LEVEL: 'silent' } });
 }, 60_000);
 
-afterAll(async () => {
-  await cluster?.stop();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => cluster?.stop());
 
 describe('processes of a local cluster say they serve whatever their log level', () => {
   it('a cluster logging nothing starts, and its edge answers /health and a quote through the worker', async () => {

@@ -4,6 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { createBuckets, createEdgeGuard, TURN_BUDGET_FLOOR } from '../../http/overload.js';
 import { loadConfig } from '../../src/config.js';
 import { ConfigError } from '../../src/errors.js';
+import { createMetrics, meteredGuard } from '../../src/metrics/index.js';
+import { parseExposition, total } from '../support/prometheus.js';
 
 describe('Per-client rate limit: token buckets by remote address', () => {
   it('a new client may send the burst at once; the next request waits for one token (Retry-After in whole seconds)', () => {
@@ -85,6 +87,31 @@ describe('Load shedding: the quote slots', () => {
     expect(reasons).toEqual(['cap', 'rate_limited']);
     release();
     await held;
+  });
+
+  it('meteredGuard: the metrics count each refusal by reason and read the quotes in flight at each scrape', async () => {
+    const metrics = createMetrics({ role: 'edge', defaultMetrics: false });
+    const guard = meteredGuard(metrics, (hooks) =>
+      createEdgeGuard(
+        { maxQuotesInFlight: 1, shedRetryAfterSeconds: 1, maxEventLoopDelayMs: 0, maxAdmissionsPerTurn: 0, maxTurnMs: 0, rateLimit: { perMinute: 60, burst: 1, maxClients: 10 } },
+        hooks,
+      ),
+    );
+    const scrape = async () => parseExposition((await metrics.scrape()).body);
+    let release = () => {};
+    const held = guard.quoteSlot({} as never, () => new Promise<void>((r) => (release = r)));
+    expect(total(await scrape(), 'router_quotes_in_flight')).toBe(1);
+    await expect(guard.quoteSlot({} as never, async () => undefined)).rejects.toMatchObject({ status: 503 });
+    const client = { ip: '10.0.0.1', path: '/quote' } as never;
+    await guard.rateLimit(client, async () => undefined);
+    await expect(guard.rateLimit(client, async () => undefined)).rejects.toMatchObject({ status: 429 });
+    release();
+    await held;
+    const after = await scrape();
+    expect(total(after, 'router_requests_refused_total', { reason: 'cap' })).toBe(1);
+    expect(total(after, 'router_requests_refused_total', { reason: 'rate_limited' })).toBe(1);
+    expect(total(after, 'router_requests_refused_total')).toBe(2);
+    expect(total(after, 'router_quotes_in_flight')).toBe(0);
   });
 
   it('per-turn admission refuses with reason turn once the turn has admitted its share', async () => {

@@ -36,7 +36,9 @@ afterAll(async () => {
 });
 
 chainsContract('hybrid facade (base on anvil, the rest simulated)', async () => {
-  const clock = new ManualClock();
+  // Held still between `advance` calls: the simulated chains' heights follow this clock, so a clock running with the
+  // system's would add a block whenever a case takes longer than a block of a fast chain (hyperliquid: 1 s).
+  const clock = new ManualClock(undefined, Date.now());
   const keys = new Map<string, Hex>();
   const account = async (): Promise<string> => {
     // No ETH: the facade tops a user account's gas up from the gas account before it sends, as for a deposit address.
@@ -85,7 +87,8 @@ chainsContract('hybrid facade (base on anvil, the rest simulated)', async () => 
       await mintDevToken(node.url, token, sender.address, d.amount, { from: MINTER });
       const wallet = createWalletClient({ account: privateKeyToAccount(sender.key), transport: http(node.url) });
       const hash = await wallet.writeContract({ chain: null, address: token, abi: erc20Abi, functionName: 'transfer', args: [d.to as Address, d.amount] });
-      const receipt = await client(node).waitForTransactionReceipt({ hash });
+      // Polled as often as the facade polls its own sends: viem's default (4 s) made each payment take seconds.
+      const receipt = await client(node).waitForTransactionReceipt({ hash, pollingInterval: 20 });
       return { txId: hash, block: Number(receipt.blockNumber), from: sender.address };
     },
     close: () => chains.close(),
