@@ -102,25 +102,38 @@ export function createLeaseManager(deps: LeaseManagerDeps): LeaseManager {
     await bucket
       .put(workerKey(workerId), encode({ id: workerId, pid: process.pid, host: hostname() }))
       .catch((err) => logger.warn({ err: String(err) }, 'worker heartbeat failed'));
-    for (const [shard, h] of [...held]) {
-      try {
-        h.revision = await bucket.update(shardKey(shard), encode({ owner: workerId, epoch: h.epoch } satisfies LeaseValue), h.revision);
-        h.renewedAt = Date.now();
+    // All renewals go out at once and their answers are read in shard order: one burst of messages per round costs
+    // this process and nats-server far less CPU than a round trip per shard (128 per round on one worker). A lease
+    // counts as renewed from when its update was sent, which is no later than the server's own renewal time.
+    const sentAt = Date.now();
+    const renewing = [...held].map(([shard, h]) => ({
+      shard,
+      h,
+      outcome: bucket.update(shardKey(shard), encode({ owner: workerId, epoch: h.epoch } satisfies LeaseValue), h.revision).then(
+        (revision) => ({ ok: true as const, revision }),
+        (err: unknown) => ({ ok: false as const, err }),
+      ),
+    }));
+    for (const { shard, h, outcome } of renewing) {
+      const r = await outcome;
+      if (r.ok) {
+        h.revision = r.revision;
+        h.renewedAt = sentAt;
         deps.onRenewal?.(true);
-      } catch (err) {
-        deps.onRenewal?.(false);
-        const msg = String(err);
-        // A renewal the server applied while our connection dropped leaves us one revision behind: the entry still
-        // names us with our epoch, so it is ours; adopt its revision.
-        const current = /wrong last sequence/i.test(msg) ? await bucket.get(shardKey(shard)).catch(() => null) : null;
-        if (current && alive(current, Date.now()) && sameLease(current, h.epoch)) {
-          h.revision = current.revision;
-          continue;
-        }
-        // Not renewed: someone else holds it now, or NATS is unreachable. Past 80 % of the TTL we cannot be sure
-        // nobody else has it, so we stop before anyone else can start (the store's fencing backs this up).
-        if (/wrong last sequence/i.test(msg) || Date.now() - h.renewedAt > ttlMs * 0.8) await lose(shard, msg);
+        continue;
       }
+      deps.onRenewal?.(false);
+      const msg = String(r.err);
+      // A renewal the server applied while our connection dropped leaves us one revision behind: the entry still
+      // names us with our epoch, so it is ours; adopt its revision.
+      const current = /wrong last sequence/i.test(msg) ? await bucket.get(shardKey(shard)).catch(() => null) : null;
+      if (current && alive(current, Date.now()) && sameLease(current, h.epoch)) {
+        h.revision = current.revision;
+        continue;
+      }
+      // Not renewed: someone else holds it now, or NATS is unreachable. Past 80 % of the TTL we cannot be sure
+      // nobody else has it, so we stop before anyone else can start (the store's fencing backs this up).
+      if (/wrong last sequence/i.test(msg) || Date.now() - h.renewedAt > ttlMs * 0.8) await lose(shard, msg);
     }
     if (stopped) return;
     const live = new Set([workerId, ...[...mirror.values()].filter((e) => e.key.startsWith('worker.') && alive(e, now)).map((e) => e.key.slice(7))]);

@@ -2,10 +2,11 @@
 // only the worker holding that shard's lease subscribes (in a queue group named after the subject, so during a hand
 // over at most one copy answers). While a shard moves nobody subscribes: the edge retries "no responders" for
 // `retryMs`, then the caller gets Unavailable (503). Envelopes and replies go through the JSON codec (bigints).
-import { RequestError, TimeoutError, type Msg, type NatsConnection, type Subscription } from '@nats-io/transport-node';
+import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
 import { fromErrorData, toErrorData, Unavailable } from '../errors.js';
 import type { Logger } from '../log.js';
 import { decodeJson, encodeJson } from '../store/codec.js';
+import { createNatsRequester, NatsRequestFailed } from './nats-requester.js';
 import { shardOf, shardSubject } from './shard.js';
 import { typedRequest, type OutgoingEnvelope } from './typed-request.js';
 import type { Bus, Envelope, EnvelopeHandler, Reply, RequestOptions } from './types.js';
@@ -29,6 +30,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export function createNatsBus(nc: NatsConnection, opts: NatsBusOptions): NatsBus {
   const { logger } = opts;
   const subs = new Set<Subscription>();
+  const requester = createNatsRequester(nc);
 
   async function answer(msg: Msg, handler: EnvelopeHandler): Promise<void> {
     let reply: Reply;
@@ -72,7 +74,7 @@ export function createNatsBus(nc: NatsConnection, opts: NatsBusOptions): NatsBus
       let pause = 25;
       for (;;) {
         try {
-          const m = await nc.request(subject, payload, { timeout: Math.max(1, timeoutMs - (Date.now() - started)) });
+          const m = await requester.request(subject, payload, Math.max(1, timeoutMs - (Date.now() - started)));
           const reply = decodeJson<Reply<R>>(m.string());
           // An actor leaving a worker (its shard moving, the worker draining) answers unavailable: the new owner will
           // take it within the retry window, so try again there before giving the caller a 503.
@@ -84,7 +86,7 @@ export function createNatsBus(nc: NatsConnection, opts: NatsBusOptions): NatsBus
           if (!reply.ok) throw fromErrorData(reply.error);
           return reply.value;
         } catch (err) {
-          const noResponders = err instanceof RequestError && err.isNoResponders();
+          const noResponders = err instanceof NatsRequestFailed && err.reason === 'no-responders';
           const elapsed = Date.now() - started;
           if (noResponders && elapsed + pause < Math.min(opts.retryMs, timeoutMs)) {
             await sleep(pause);
@@ -92,9 +94,8 @@ export function createNatsBus(nc: NatsConnection, opts: NatsBusOptions): NatsBus
             continue;
           }
           if (noResponders) throw new Unavailable(`No worker holds shard ${subject} yet; try again.`);
-          if (err instanceof TimeoutError || (err instanceof RequestError && err.cause instanceof TimeoutError)) {
-            throw new Unavailable(`The actor did not answer within ${timeoutMs} ms.`);
-          }
+          if (err instanceof NatsRequestFailed && err.reason === 'timeout') throw new Unavailable(`The actor did not answer within ${timeoutMs} ms.`);
+          if (err instanceof NatsRequestFailed && err.reason === 'closed') throw new Unavailable('The message bus is unreachable.');
           if (err instanceof Error && err.constructor.name.endsWith('ConnectionError')) throw new Unavailable('The message bus is unreachable.');
           throw err;
         }
@@ -109,6 +110,7 @@ export function createNatsBus(nc: NatsConnection, opts: NatsBusOptions): NatsBus
     async close() {
       await Promise.all([...subs].map((s) => s.drain().catch(() => undefined)));
       subs.clear();
+      await requester.close();
     },
   };
 }

@@ -13,6 +13,9 @@ export async function connectNats(config: Config, name: string, logger: Logger):
     reconnectTimeWait: 250,
     waitOnFirstConnect: true,
     timeout: 5000,
+    // nats.js otherwise builds Error objects for async stack traces on every request it makes (the lease renewals,
+    // the admin service); the bus's own requests (src/bus/nats-requester.ts) build none either way.
+    noAsyncTraces: true,
   });
   void (async () => {
     for await (const s of nc.status()) {

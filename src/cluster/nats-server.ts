@@ -1,6 +1,7 @@
 // Starts a nats-server child process from nats.conf with the listen address and JetStream directory replaced, so
 // tests, benchmarks and `npm run cluster` run the same server configuration as a deployment, on a free loopback port.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { childEnvironment } from '../config.js';
 import { once } from 'node:events';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, connect as tcpConnect } from 'node:net';
@@ -64,7 +65,10 @@ export async function startNatsServer(opts: { dir: string; port?: number; confFi
   const bin = opts.bin ?? 'nats-server';
   let child!: ChildProcess;
   const launch = async () => {
-    child = spawn(bin, ['-c', confPath], { stdio: ['ignore', 'ignore', 'pipe'] });
+    // One Go scheduler thread unless the environment says otherwise: this server shares the host's cores with the
+    // router's processes, and at their request rates its idle threads spin and hand each message between threads
+    // (futex, nanosleep) for more CPU than the message itself costs.
+    child = spawn(bin, ['-c', confPath], { stdio: ['ignore', 'ignore', 'pipe'], env: { GOMAXPROCS: '1', ...childEnvironment({}) } });
     let err = '';
     child.stderr!.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-4000)));
     try {

@@ -21,11 +21,11 @@ afterAll(async () => {
   await nats?.stop();
 });
 
-async function manager(id: string, events: string[] = [], bucketTtl = TTL): Promise<LeaseManager> {
+async function manager(id: string, events: string[] = [], bucketTtl = TTL, wrap = (nc: NatsConnection) => nc): Promise<LeaseManager> {
   const nc = await nats.connectAs('worker');
   conns.push(nc);
   return createLeaseManager({
-    nc,
+    nc: wrap(nc),
     workerId: id,
     shards: SHARDS,
     ttlMs: bucketTtl,
@@ -65,6 +65,37 @@ describe('Shard leases: each worker aims for its fair share; shards move when wo
       await a.tick();
       return a.ownedShards().length === SHARDS;
     });
+    await a.stop();
+  }, 30_000);
+
+  it('a round sends the renewals of all its leases at once, and keeps every lease and epoch', async () => {
+    // Counts the KV requests for shard keys in flight together on the worker's connection.
+    let inFlight = 0;
+    let most = 0;
+    const counting = (nc: NatsConnection) =>
+      new Proxy(nc, {
+        get(target, prop) {
+          const v: unknown = Reflect.get(target, prop, target);
+          if (prop !== 'request' || typeof v !== 'function') return typeof v === 'function' ? v.bind(target) : v;
+          return async (subject: string, ...rest: unknown[]) => {
+            const lease = subject.includes('router_leases.shard.');
+            if (lease) most = Math.max(most, ++inFlight);
+            try {
+              return await (v as (...a: unknown[]) => Promise<unknown>).call(target, subject, ...rest);
+            } finally {
+              if (lease) inFlight -= 1;
+            }
+          };
+        },
+      });
+    const a = await manager('w-burst', [], TTL, counting);
+    await a.start();
+    expect(a.ownedShards()).toHaveLength(SHARDS);
+    const epochs = a.ownedShards().map((s) => a.epochOf(s));
+    most = 0;
+    await a.tick();
+    expect(most).toBe(SHARDS);
+    expect(a.ownedShards().map((s) => a.epochOf(s))).toEqual(epochs);
     await a.stop();
   }, 30_000);
 

@@ -56,6 +56,39 @@ describe('NATS bus: subjects router.shard.<n>; a shard without an owner is retri
     await stop();
   });
 
+  it('concurrent requests each get their own reply, and a reply that comes after its request timed out is dropped', async () => {
+    const w = createNatsBus(worker, opts);
+    const e = createNatsBus(edge, opts);
+    const stops = await Promise.all(Array.from({ length: 16 }, (_, s) =>
+      w.serveShard(s, async (env) => {
+        if (env.ref.id === 'late') await new Promise((r) => setTimeout(r, 300));
+        return { ok: true, value: `answer of ${env.ref.id}` };
+      })));
+    await expect(e.request({ kind: 'order', id: 'late' }, { type: 'order.get' }, { timeoutMs: 100 })).rejects.toBeInstanceOf(Unavailable);
+    const ids = Array.from({ length: 50 }, (_, i) => `actor-${i}`);
+    expect(await Promise.all(ids.map((id) => e.request({ kind: 'order', id }, { type: 'order.get' })))).toEqual(ids.map((id) => `answer of ${id}`));
+    // The late answer arrives meanwhile and answers nobody.
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await e.request({ kind: 'order', id: 'after' }, { type: 'order.get' })).toBe('answer of after');
+    await Promise.all(stops.map((stop) => stop()));
+  });
+
+  it('a request waiting when the connection closes is Unavailable at once, not at its timeout', async () => {
+    const w = createNatsBus(worker, opts);
+    const own = await conn('router');
+    const e = createNatsBus(own, { ...opts, timeoutMs: 20_000 });
+    const shard = shardOf('stuck', 16);
+    const stop = await w.serveShard(shard, () => new Promise(() => undefined));
+    const t = Date.now();
+    const pending = e.request({ kind: 'order', id: 'stuck' }, { type: 'order.get' });
+    await new Promise((r) => setTimeout(r, 100));
+    await own.close();
+    await expect(pending).rejects.toBeInstanceOf(Unavailable);
+    await expect(e.request({ kind: 'order', id: 'stuck' }, { type: 'order.get' })).rejects.toBeInstanceOf(Unavailable);
+    expect(Date.now() - t).toBeLessThan(2_000);
+    await stop();
+  });
+
   it('past the retry window the edge gets Unavailable (503)', async () => {
     const e = createNatsBus(edge, { ...opts, retryMs: 200 });
     const t = Date.now();
