@@ -96,6 +96,8 @@ export function createNatsBus(nc: NatsConnection, opts: NatsBusOptions): NatsBus
           if (noResponders) throw new Unavailable(`No worker holds shard ${subject} yet; try again.`);
           if (err instanceof NatsRequestFailed && err.reason === 'timeout') throw new Unavailable(`The actor did not answer within ${timeoutMs} ms.`);
           if (err instanceof NatsRequestFailed && err.reason === 'closed') throw new Unavailable('The message bus is unreachable.');
+          // This process's NATS user may not publish to the shard subjects: a deployment error, not a passing outage.
+          if (err instanceof NatsRequestFailed && err.reason === 'denied') throw new Error(`The NATS user of this process may not publish to ${subject} (nats.conf permissions).`);
           if (err instanceof Error && err.constructor.name.endsWith('ConnectionError')) throw new Unavailable('The message bus is unreachable.');
           throw err;
         }

@@ -3,10 +3,10 @@
 // most of it three Error objects it builds per call (two for async stack traces, one when it settles) and its
 // per-request bookkeeping; an edge makes one request per quote. Here a request is a counter token, a Map entry and a
 // timer, and an Error exists only when a request fails.
-import { createInbox, type Msg, type NatsConnection, type Subscription } from '@nats-io/transport-node';
+import { createInbox, PermissionViolationError, type Msg, type NatsConnection, type Subscription } from '@nats-io/transport-node';
 
 /** Why a request failed, for the bus to turn into its typed errors. */
-export type RequestFailure = 'no-responders' | 'timeout' | 'closed';
+export type RequestFailure = 'no-responders' | 'timeout' | 'closed' | 'denied';
 
 export class NatsRequestFailed extends Error {
   constructor(readonly reason: RequestFailure, subject: string) {
@@ -62,6 +62,20 @@ export function createNatsRequester(nc: NatsConnection): NatsRequester {
       p.reject(new NatsRequestFailed('closed', p.subject));
     }
   });
+
+  // The server refuses a publish this user may not make with an error on the connection, not on the request: the
+  // requests to that subject fail at once instead of waiting for their timeouts.
+  void (async () => {
+    for await (const status of nc.status()) {
+      if (status.type !== 'error' || !(status.error instanceof PermissionViolationError) || status.error.operation !== 'publish') continue;
+      const denied = status.error.subject;
+      for (const [token, p] of [...pending]) {
+        if (p.subject !== denied) continue;
+        settle(token);
+        p.reject(new NatsRequestFailed('denied', p.subject));
+      }
+    }
+  })().catch(() => undefined);
 
   return {
     request(subject, payload, timeoutMs) {

@@ -89,6 +89,18 @@ describe('NATS bus: subjects router.shard.<n>; a shard without an owner is retri
     await stop();
   });
 
+  it('a user that may not publish to the shard subjects is refused at once, not at the timeout, and not as Unavailable', async () => {
+    const admin = await nats.connectAs('admin');
+    const e = createNatsBus(admin, { ...opts, timeoutMs: 20_000 });
+    const t = Date.now();
+    const refused = await e.request({ kind: 'order', id: 'denied' }, { type: 'order.get' }).catch((err: unknown) => err);
+    expect(Date.now() - t).toBeLessThan(2_000);
+    expect(refused).toBeInstanceOf(Error);
+    expect(refused).not.toBeInstanceOf(Unavailable);
+    expect((refused as Error).message).toMatch(/may not publish to router\.shard\./);
+    await admin.close();
+  });
+
   it('past the retry window the edge gets Unavailable (503)', async () => {
     const e = createNatsBus(edge, { ...opts, retryMs: 200 });
     const t = Date.now();
