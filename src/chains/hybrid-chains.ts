@@ -10,8 +10,9 @@
 // deposit feed hears of it, so the address's bookkeeping balance exists when the order spends it. One a reorg removes
 // is booked back (deposit address → `mint`) when the feed asks for the vanished deposits, and both bookings leave the
 // transfers the facade lists, so the books match the chain again.
+import { confirmationsAt } from './blocks.js';
 import { boundLedger } from './bound-ledger.js';
-import { encodeFunctionData, erc20Abi, isAddress, type Address, type Hex } from 'viem';
+import { BlockNotFoundError, encodeFunctionData, erc20Abi, isAddress, type Address, type Hex } from 'viem';
 import { privateKeyToAddress } from 'viem/accounts';
 import { NATIVE_EVM_ADDRESS, assetById, assetsOn } from '../assets/registry.js';
 import type { AssetId, ChainName } from '../assets/types.js';
@@ -551,15 +552,46 @@ export function openHybridChains(opts: HybridChainsOptions): HybridChains {
       });
   }
 
-  /** Every transfer into `address` from block `sinceBlock` (default 0) read from the node: fine for dev nodes,
-   *  a full scan on a long chain. It books nothing. The gas account's top-ups are left out: they are no transfer of
-   *  the port (nothing books them), so a watch on a deposit address must not report the router's own gas as a
-   *  deposit. */
+  /** Per real chain, the transfers of blocks 0..upTo read so far and the hash of block upTo. A block's hash commits
+   *  to every block before it, so while block upTo is still canonical nothing read is stale and only the blocks since
+   *  are read; when it is not (a reorg), everything is read again. A watch asks on every new block, and a dev node
+   *  grows by hundreds of blocks per simulated bitcoin block: reading the whole chain each time grew without end. */
+  const transfersRead = new Map<ChainName, { upTo: number; upToHash: string; found: EvmDeposit[] }>();
+
+  /** The hash of block `n` on the node's chain now; null when the chain no longer reaches `n` (a reorg to a shorter one). */
+  const canonicalHash = async (evm: EvmChain, n: number): Promise<string | null> => {
+    try {
+      return (await evm.client.getBlock({ blockNumber: BigInt(n) })).hash;
+    } catch (err) {
+      if (err instanceof BlockNotFoundError) return null;
+      throw err;
+    }
+  };
+
+  async function transfersOn(evm: EvmChain): Promise<{ tip: number; found: EvmDeposit[] }> {
+    const tip = await evm.height();
+    const tipHash = await canonicalHash(evm, tip);
+    let read = transfersRead.get(evm.chain);
+    if (read && (read.upTo > tip || (await canonicalHash(evm, read.upTo)) !== read.upToHash)) read = undefined;
+    if (read && read.upTo === tip) return { tip, found: read.found };
+    const more = await evm.scan(read ? read.upTo + 1 : 0, tip);
+    // Block `tip` the same before and after the scan: the blocks read are its ancestors, and so is block upTo, checked
+    // in between. Otherwise the chain was replaced under the reads: read again.
+    if (tipHash === null || (await canonicalHash(evm, tip)) !== tipHash) return transfersOn(evm);
+    const found = [...(read?.found ?? []), ...more];
+    transfersRead.set(evm.chain, { upTo: tip, upToHash: tipHash, found });
+    return { tip, found };
+  }
+
+  /** Every transfer into `address` from block `sinceBlock` (default 0), read from the node (the blocks since the last
+   *  call only). It books nothing. The gas account's top-ups are left out: they are no transfer of the port (nothing
+   *  books them), so a watch on a deposit address must not report the router's own gas as a deposit. */
   async function depositsToReal(evm: EvmChain, address: string, sinceBlock = 0): Promise<Deposit[]> {
     const a = address.toLowerCase();
-    const mine = (await evm.scan(sinceBlock)).filter((d) => d.to === a && d.from !== gasAccount);
+    const { tip, found } = await transfersOn(evm);
+    const mine = found.filter((d) => d.block >= sinceBlock && d.to === a && d.from !== gasAccount);
     const ids = depositIds(mine);
-    return mine.map(({ blockHash: _h, logIndex: _l, ...d }, i) => ({ ...d, txId: ids[i]! }));
+    return mine.map(({ blockHash: _h, logIndex: _l, ...d }, i) => ({ ...d, confirmations: confirmationsAt(tip, d.block), txId: ids[i]! }));
   }
 
   const realHub = new WatchHub(

@@ -14,7 +14,7 @@ import { openHybridChains, type HybridChains } from '../../../src/chains/hybrid-
 import { ManualClock } from '../../../src/clock.js';
 import { InvalidRequest } from '../../../src/errors.js';
 import { FEES_ACCOUNT, holdingAccount } from '../../../src/orders/money.js';
-import { client, fundedAccount, memStore, randomAddress, type KeyStore } from './ledger-support.js';
+import { client, fundedAccount, memStore, randomAddress, rpc, type KeyStore } from './ledger-support.js';
 import { startDevChain, tokenAddress } from './support.js';
 
 const TREASURY = ANVIL_ACCOUNTS[0]!;
@@ -145,5 +145,26 @@ describe('hybrid chains: transfers on a real chain', () => {
     expect(await sent('short')).toBe(false);
     expect(await chains.transfers({ key: 'short' })).toEqual([]);
     await expect(chains.transfer({ key: 'bad', chain: 'base', asset: USDC.id, from: 'someone', to, amount: 5n })).rejects.toThrow(/from must be an EVM address/);
+  });
+});
+
+describe('hybrid chains: depositsTo reads the blocks since its last call, and a reorg makes it read again', () => {
+  it('a deposit in blocks a reorg replaced is gone from depositsTo; one made after it is seen', async () => {
+    const dep = await depositAddress();
+    await mintDevToken(node.url, tokenAddress('base', 'USDC'), dep, 3_000_000n, { from: MINTER });
+    await rpc(node, 'anvil_mine', ['0x1']);
+    const before = await chains.depositsTo('base', dep);
+    expect(before.map((d) => d.amount)).toEqual([3_000_000n]);
+    expect(before[0]!.confirmations).toBe(2);
+    // One more block: the deposit read before is answered again with its confirmations of now.
+    await rpc(node, 'anvil_mine', ['0x1']);
+    expect((await chains.depositsTo('base', dep)).map((d) => d.confirmations)).toEqual([3]);
+
+    // The deposit's block and the two after it replaced by empty ones: same height, other hashes.
+    await rpc(node, 'anvil_reorg', [3, []]);
+    expect(await chains.depositsTo('base', dep)).toEqual([]);
+
+    await mintDevToken(node.url, tokenAddress('base', 'USDC'), dep, 4_000_000n, { from: MINTER });
+    expect((await chains.depositsTo('base', dep)).map((d) => d.amount)).toEqual([4_000_000n]);
   });
 });
