@@ -572,7 +572,9 @@ export function openHybridChains(opts: HybridChainsOptions): HybridChains {
     const tip = await evm.height();
     const tipHash = await canonicalHash(evm, tip);
     let read = transfersRead.get(evm.chain);
-    if (read && (read.upTo > tip || (await canonicalHash(evm, read.upTo)) !== read.upToHash)) read = undefined;
+    // No new block: block upTo is the tip, whose hash was just read.
+    const upToHash = read && read.upTo <= tip ? (read.upTo === tip ? tipHash : await canonicalHash(evm, read.upTo)) : null;
+    if (read && upToHash !== read.upToHash) read = undefined;
     if (read && read.upTo === tip) return { tip, found: read.found };
     const more = await evm.scan(read ? read.upTo + 1 : 0, tip);
     // Block `tip` the same before and after the scan: the blocks read are its ancestors, and so is block upTo, checked
