@@ -3,6 +3,10 @@
 // Group commit: the writes asked for in one turn of the event loop (the saves of many concurrent actors) share one
 // transaction, so they cost one fsync; each runs in its own savepoint, so a refused compare-and-set or fencing check
 // fails only its own write, and every write's promise settles only once the transaction has committed.
+// Processes of one host share the file, and BEGIN IMMEDIATE can still answer SQLITE_BUSY while another holds the
+// write lock, sometimes well before busy_timeout (seen with two workers and an edge under load): a batch that meets a
+// busy file is tried again after a short wait, for up to BUSY_RETRY_MS, before its writes fail. A failed transaction
+// was rolled back, so trying it again runs each write from its start (createNumbered's build is pure for this).
 import type Database from 'better-sqlite3';
 import type { ActorKind } from '../bus/types.js';
 import type { ListStatus, OrderSummary } from '../orders/summary.js';
@@ -250,17 +254,33 @@ export interface SqliteStore extends ActorStore {
   stats(): SqliteWriteStats;
 }
 
+/** How long a batch that meets a busy file keeps being tried again; the busy_timeout SQLite itself waits. */
+const BUSY_RETRY_MS = 5_000;
+
+/** SQLITE_BUSY and its extended codes (…_RECOVERY, …_SNAPSHOT, …_TIMEOUT). */
+function isBusy(err: unknown): boolean {
+  return err instanceof Error && 'code' in err && typeof err.code === 'string' && err.code.startsWith('SQLITE_BUSY');
+}
+
+export interface SqliteStoreOptions {
+  /** What SQLite waits for a lock before it answers busy (default BUSY_RETRY_MS). */
+  busyTimeoutMs?: number;
+  /** How long a busy batch is tried again before its writes fail (default BUSY_RETRY_MS). */
+  busyRetryMs?: number;
+}
+
 interface PendingWrite {
   run(): unknown;
   resolve(value: unknown): void;
   reject(err: unknown): void;
 }
 
-export function openSqliteStore(file: string): SqliteStore {
+export function openSqliteStore(file: string, options: SqliteStoreOptions = {}): SqliteStore {
+  const busyRetryMs = options.busyRetryMs ?? BUSY_RETRY_MS;
   // The data dir 0700 when it is created here, the file and its -wal/-shm 0600 (private-files.ts).
   const db = openPrivateDatabase(file);
   // busy_timeout first: switching a file to WAL takes a lock that another process opening it may hold.
-  db.pragma('busy_timeout = 5000');
+  db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? BUSY_RETRY_MS}`);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
   // The WAL files exist now; SQLite gave them the database's mode, and older ones left readable are tightened.
@@ -365,6 +385,10 @@ export function openSqliteStore(file: string): SqliteStore {
   // so nothing a write's caller answers on is shown before it is on disk; if the commit fails, every write fails.
   let queue: PendingWrite[] = [];
   let scheduled: NodeJS.Immediate | null = null;
+  // A batch that met a busy file waits for this timer, and writes asked for meanwhile join it.
+  let retry: NodeJS.Timeout | null = null;
+  let busySince: number | null = null;
+  let busyTries = 0;
   const stats: SqliteWriteStats = { commits: 0, writes: 0 };
   const savepoint = db.transaction((run: () => unknown) => run());
   const batch = db.transaction((writes: PendingWrite[]) =>
@@ -378,6 +402,7 @@ export function openSqliteStore(file: string): SqliteStore {
   );
   const flush = () => {
     scheduled = null;
+    retry = null;
     const writes = queue;
     queue = [];
     if (writes.length === 0) return;
@@ -385,9 +410,21 @@ export function openSqliteStore(file: string): SqliteStore {
     try {
       outcomes = batch.immediate(writes);
     } catch (err) {
+      const now = performance.now();
+      busySince = isBusy(err) ? (busySince ?? now) : null;
+      if (busySince !== null && now - busySince < busyRetryMs) {
+        queue = writes;
+        busyTries++;
+        retry = setTimeout(flush, Math.min(50, 2 ** busyTries));
+        return;
+      }
+      busySince = null;
+      busyTries = 0;
       for (const w of writes) w.reject(err);
       return;
     }
+    busySince = null;
+    busyTries = 0;
     stats.commits++;
     stats.writes += writes.length;
     outcomes.forEach((o, i) => (o.ok ? writes[i]!.resolve(o.value) : writes[i]!.reject(o.err)));
@@ -395,7 +432,7 @@ export function openSqliteStore(file: string): SqliteStore {
   const write = <T>(run: () => T): Promise<T> =>
     new Promise<T>((resolve, reject) => {
       queue.push({ run, resolve: resolve as (value: unknown) => void, reject });
-      scheduled ??= setImmediate(flush);
+      if (retry === null) scheduled ??= setImmediate(flush);
     });
 
   return {
@@ -501,10 +538,15 @@ export function openSqliteStore(file: string): SqliteStore {
     async close() {
       // Writes already asked for are committed (or refused) before the file closes.
       if (scheduled) clearImmediate(scheduled);
-      if (db.open) {
+      scheduled = null;
+      if (!db.open) return;
+      for (;;) {
+        if (retry) clearTimeout(retry);
         flush();
-        db.close();
+        if (retry === null) break;
+        await new Promise((r) => setTimeout(r, 10));
       }
+      db.close();
     },
   };
 }

@@ -285,4 +285,37 @@ describe('SQLite store: group commit (concurrent writes share one transaction, e
     expect((await again.load('order', 'late'))!.version).toBe(1);
     await again.close();
   });
+
+  it('a batch that finds the file busy (another process holds the write lock) is tried again, and commits once the lock is free', async () => {
+    const file = join(dir, 'busy-retry.sqlite');
+    // busyTimeoutMs 0: SQLite answers busy at once, as it sometimes does under load before its busy_timeout.
+    const store = openSqliteStore(file, { busyTimeoutMs: 0 });
+    const other = new Database(file);
+    other.exec('BEGIN IMMEDIATE');
+    const base = { kind: 'order' as const, epoch: 0, wakeAt: null, updatedAt: 1, expectedVersion: 0 };
+    const first = store.save({ ...base, id: 'a', snapshot: { n: 1 } });
+    await new Promise((r) => setTimeout(r, 40));
+    // Asked while the first waits to be tried again: joins it.
+    const second = store.save({ ...base, id: 'b', snapshot: { n: 2 } });
+    await new Promise((r) => setTimeout(r, 40));
+    other.exec('COMMIT');
+    expect(await Promise.all([first, second])).toEqual([1, 1]);
+    expect((await store.load('order', 'b'))!.snapshot).toEqual({ n: 2 });
+    other.close();
+    await store.close();
+  });
+
+  it('a file busy for longer than the retry window fails the writes of its batch with SQLITE_BUSY; later writes go through', async () => {
+    const file = join(dir, 'busy-fail.sqlite');
+    const store = openSqliteStore(file, { busyTimeoutMs: 0, busyRetryMs: 100 });
+    const other = new Database(file);
+    other.exec('BEGIN IMMEDIATE');
+    const base = { kind: 'order' as const, epoch: 0, wakeAt: null, updatedAt: 1, expectedVersion: 0 };
+    await expect(store.save({ ...base, id: 'a', snapshot: { n: 1 } })).rejects.toMatchObject({ code: 'SQLITE_BUSY' });
+    other.exec('COMMIT');
+    expect(await store.save({ ...base, id: 'a', snapshot: { n: 1 } })).toBe(1);
+    other.close();
+    await store.close();
+  });
 });
+
