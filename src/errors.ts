@@ -139,7 +139,8 @@ const classes: Record<string, new (message: string, details?: never) => RouterEr
 
 export function toErrorData(err: unknown): ErrorData {
   if (err instanceof RouterError) {
-    return { code: err.code, message: err.message, retriable: err.retriable, details: err.details };
+    // No `details` key without details: what crosses the bus is what JSON carries.
+    return { code: err.code, message: err.message, retriable: err.retriable, ...(err.details === undefined ? {} : { details: err.details }) };
   }
   return { code: 'internal', message: err instanceof Error ? err.message : String(err), retriable: false };
 }
