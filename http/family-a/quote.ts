@@ -69,7 +69,7 @@ export function postQuote(deps: QuoteRouteDeps): Koa.Middleware {
         from: request.from,
         to: request.to,
         id,
-        expiresAt: deps.clock.now(),
+        expiresAt: new Date(deps.clock.now()).toISOString(),
         allowlist: request.allowlist,
         blocklist: request.blocklist,
         returnFullRoute: request.returnFullRoute,

@@ -16,9 +16,10 @@ export interface RenderContext {
   /** The pair asked for; single-hop candidates price exactly this pair. */
   from: AssetId;
   to: AssetId;
-  /** Quote id and expiry carried by the quote and by every candidate in its audit (see README, API notes). */
+  /** Quote id and expiry (ISO 8601, written once per answer) carried by the quote and by every candidate in its
+   *  audit (see README, API notes). */
   id: string;
-  expiresAt: number;
+  expiresAt: string;
   allowlist: VenueId[];
   blocklist: VenueId[];
   returnFullRoute: boolean;
@@ -30,7 +31,7 @@ export function renderQuote(quote: Quote): WireQuote {
     from: quote.request.from,
     to: quote.request.to,
     id: quote.id,
-    expiresAt: quote.expiresAt,
+    expiresAt: new Date(quote.expiresAt).toISOString(),
     allowlist: quote.request.allowlist,
     blocklist: quote.request.blocklist,
     returnFullRoute: quote.request.returnFullRoute,
@@ -94,7 +95,7 @@ export function renderPricedRoute(route: PricedRoute, ctx: RenderContext): WireQ
       execution_cost: w.amount(route.delivery.executionCost, route.to),
       amount_out: w.amount(route.delivery.amountOut, route.to),
     },
-    expires_at: isoTime(ctx.expiresAt),
+    expires_at: ctx.expiresAt,
     venue_allowlist: [...ctx.allowlist],
     venue_blocklist: [...ctx.blocklist],
   };
@@ -216,12 +217,4 @@ const WRITERS: Readonly<Record<AmountFormat, Writer>> = { raw: makeWriter('raw')
 
 function writer(format: AmountFormat): Writer {
   return WRITERS[format];
-}
-
-// Every priced route of one answer carries the quote's expiry: the last instant written is kept, not written again.
-let lastIso: { ms: number; text: string } = { ms: Number.NaN, text: '' };
-
-function isoTime(ms: number): string {
-  if (ms !== lastIso.ms) lastIso = { ms, text: new Date(ms).toISOString() };
-  return lastIso.text;
 }
