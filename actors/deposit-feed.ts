@@ -106,18 +106,26 @@ export function createDepositFeed(deps: DepositFeedDeps): DepositFeed {
     if (reached > done) await store.putKey(CURSORS, cursorKey, String(reached));
   }
 
+  async function pollChain(chain: ChainName): Promise<void> {
+    // The "seen" cursor is never behind the "confirmed" one: it is the last block either pass read.
+    const seen = Number((await store.getKey(CURSORS, `${chain}:seen`)) ?? '0');
+    const confirmed = Number((await store.getKey(CURSORS, `${chain}:confirmed`)) ?? '0');
+    await rewindOnReorg(chain, Math.max(seen, confirmed));
+    const height = await chains.height(chain);
+    const required = chains.requiredConfirmations(chain);
+    // A block at height h has 1 confirmation; it has `required` once the height reaches h + required - 1.
+    if (required > 1) await pass(chain, 'seen', height, required);
+    await pass(chain, 'confirmed', height - Math.max(required, 1) + 1, required);
+  }
+
+  // The chains are polled together: a slow or failing chain holds back no other, and their cursor writes of one poll
+  // meet in the store's group commit (one durable transaction instead of one per chain and pass in a row, each
+  // stopping the event loop for its fsync). A poll with failed chains rejects once every chain is done.
   async function pollOnce(): Promise<void> {
-    for (const chain of CHAIN_NAMES) {
-      // The "seen" cursor is never behind the "confirmed" one: it is the last block either pass read.
-      const seen = Number((await store.getKey(CURSORS, `${chain}:seen`)) ?? '0');
-      const confirmed = Number((await store.getKey(CURSORS, `${chain}:confirmed`)) ?? '0');
-      await rewindOnReorg(chain, Math.max(seen, confirmed));
-      const height = await chains.height(chain);
-      const required = chains.requiredConfirmations(chain);
-      // A block at height h has 1 confirmation; it has `required` once the height reaches h + required - 1.
-      if (required > 1) await pass(chain, 'seen', height, required);
-      await pass(chain, 'confirmed', height - Math.max(required, 1) + 1, required);
-    }
+    const results = await Promise.allSettled(CHAIN_NAMES.map((chain) => pollChain(chain)));
+    const failures = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
+    if (failures.length === 1) throw failures[0];
+    if (failures.length > 1) throw new AggregateError(failures, `Deposit scans of ${failures.length} chains failed.`);
   }
 
   const feed: DepositFeed = {

@@ -110,3 +110,51 @@ describe('deposit feed: reorgs', () => {
     expect(told).toEqual([]);
   });
 });
+
+describe('deposit feed: chains are polled together', () => {
+  /** Two chains with blocks; a store that records each putKey with the number of writes already in flight. */
+  function twoChains(failing: ChainName | null) {
+    const kv = new Map<string, string>();
+    const inFlightAtPut: number[] = [];
+    let inFlight = 0;
+    const chains: DepositFeedDeps['chains'] = {
+      requiredConfirmations: () => 1,
+      height: async (chain: ChainName) => (chain === 'base' || chain === 'arbitrum' ? 5 : 0),
+      async scan(chain) {
+        if (chain === failing) throw new Error(`${chain} node down`);
+        return [];
+      },
+    };
+    const feed = createDepositFeed({
+      chains,
+      store: {
+        getKey: async (s, k) => kv.get(`${s}|${k}`) ?? null,
+        async putKey(s, k, v) {
+          inFlightAtPut.push(inFlight++);
+          // A durable write takes a turn or more (the SQLite adapter commits the writes of one turn together).
+          await new Promise((r) => setImmediate(r));
+          kv.set(`${s}|${k}`, v);
+          inFlight--;
+        },
+      },
+      logger: createLogger('silent'),
+      tell: async () => undefined,
+    });
+    return { feed, kv, inFlightAtPut };
+  }
+
+  it('their cursor writes are asked for together, not one after another', async () => {
+    const { feed, kv, inFlightAtPut } = twoChains(null);
+    await feed.poll();
+    expect(kv.get('deposit-cursor|base:confirmed')).toBe('5');
+    expect(kv.get('deposit-cursor|arbitrum:confirmed')).toBe('5');
+    expect(inFlightAtPut).toEqual([0, 1]);
+  });
+
+  it('a chain whose node fails holds back no other: the others move on, and the poll then fails with its error', async () => {
+    const { feed, kv } = twoChains('base');
+    await expect(feed.poll()).rejects.toThrow('base node down');
+    expect(kv.get('deposit-cursor|base:confirmed')).toBeUndefined();
+    expect(kv.get('deposit-cursor|arbitrum:confirmed')).toBe('5');
+  });
+});
