@@ -6,7 +6,7 @@
 // would arrive changed (an undefined field, a Map, a Date), fails here first.
 import { isDeepStrictEqual } from 'node:util';
 import { fromErrorData, Unavailable } from '../errors.js';
-import { decodeJson, encodeJson } from '../store/codec.js';
+import { decodeJson, encodeJson, roundTrip } from '../store/codec.js';
 import { typedRequest, type OutgoingEnvelope } from './typed-request.js';
 import type { Bus, Envelope, EnvelopeHandler, Reply, RequestOptions } from './types.js';
 
@@ -17,7 +17,7 @@ export interface InProcessBusOptions {
 
 /** Freezes a JSON-like value and everything in it; a frozen object is taken as frozen all through (its maker froze
  *  it with this). */
-export function deepFreeze<T>(value: T): T {
+function deepFreeze<T>(value: T): T {
   if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
   Object.freeze(value);
   for (const v of Object.values(value)) deepFreeze(v);
@@ -25,7 +25,7 @@ export function deepFreeze<T>(value: T): T {
 }
 
 function verified(reply: Reply, envelope: Envelope): void {
-  const carried: unknown = decodeJson(encodeJson(reply));
+  const carried: unknown = roundTrip(reply);
   if (!isDeepStrictEqual(carried, reply)) {
     throw new Error(`The reply of ${envelope.ref.kind}/${envelope.message.type} does not survive the NATS codec unchanged.`);
   }

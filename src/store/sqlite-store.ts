@@ -387,8 +387,8 @@ export function openSqliteStore(file: string, options: SqliteStoreOptions = {}):
   let scheduled: NodeJS.Immediate | null = null;
   // A batch that met a busy file waits for this timer, and writes asked for meanwhile join it.
   let retry: NodeJS.Timeout | null = null;
-  let busySince: number | null = null;
-  let busyTries = 0;
+  // Since when the file has been busy for the batch waiting on `retry`, and how often it was tried.
+  let busy: { since: number; tries: number } | null = null;
   const stats: SqliteWriteStats = { commits: 0, writes: 0 };
   const savepoint = db.transaction((run: () => unknown) => run());
   const batch = db.transaction((writes: PendingWrite[]) =>
@@ -410,21 +410,19 @@ export function openSqliteStore(file: string, options: SqliteStoreOptions = {}):
     try {
       outcomes = batch.immediate(writes);
     } catch (err) {
-      const now = performance.now();
-      busySince = isBusy(err) ? (busySince ?? now) : null;
-      if (busySince !== null && now - busySince < busyRetryMs) {
-        queue = writes;
-        busyTries++;
-        retry = setTimeout(flush, Math.min(50, 2 ** busyTries));
-        return;
+      if (isBusy(err)) {
+        busy ??= { since: performance.now(), tries: 0 };
+        if (performance.now() - busy.since < busyRetryMs) {
+          queue = writes;
+          retry = setTimeout(flush, Math.min(50, 2 ** ++busy.tries));
+          return;
+        }
       }
-      busySince = null;
-      busyTries = 0;
+      busy = null;
       for (const w of writes) w.reject(err);
       return;
     }
-    busySince = null;
-    busyTries = 0;
+    busy = null;
     stats.commits++;
     stats.writes += writes.length;
     outcomes.forEach((o, i) => (o.ok ? writes[i]!.resolve(o.value) : writes[i]!.reject(o.err)));
