@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { freePort, NATS_USERS } from '../src/cluster/nats-server.js';
 import { decodeJson } from '../src/store/codec.js';
+import { clientKind, createClient } from './http-client.js';
 
 /** Every process of every mode gets these. Info level: startLocalCluster sees readiness in the info lines
  *  ("worker started", "listening"); the embedded child runs at the same level, so both log one line per request. */
@@ -52,18 +53,19 @@ export async function drive(count: number, concurrency: number, task: (i: number
   return { perSec: (count * 1000) / wallMs, p50: pct(lat, 0.5), p99: pct(lat, 0.99), wallMs };
 }
 
+/** The calls of post() and get(): BENCH_CLIENT (http-client.ts), sockets enough for any bench's callers. */
+const client = createClient(clientKind(process.env.BENCH_CLIENT), 256);
+
 export async function post<T>(base: string, path: string, body: unknown, expect: number): Promise<T> {
-  const res = await fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  const text = await res.text();
-  if (res.status !== expect) throw new Error(`POST ${path} answered ${res.status}, not ${expect}: ${text.slice(0, 300)}`);
-  return JSON.parse(text) as T;
+  const res = await client.post(`${base}${path}`, JSON.stringify(body));
+  if (res.status !== expect) throw new Error(`POST ${path} answered ${res.status}, not ${expect}: ${res.text.slice(0, 300)}`);
+  return JSON.parse(res.text) as T;
 }
 
 export async function get<T>(base: string, path: string, expect: number): Promise<T> {
-  const res = await fetch(`${base}${path}`);
-  const text = await res.text();
-  if (res.status !== expect) throw new Error(`GET ${path} answered ${res.status}, not ${expect}: ${text.slice(0, 300)}`);
-  return JSON.parse(text) as T;
+  const res = await client.get(`${base}${path}`);
+  if (res.status !== expect) throw new Error(`GET ${path} answered ${res.status}, not ${expect}: ${res.text.slice(0, 300)}`);
+  return JSON.parse(res.text) as T;
 }
 
 /** One quote and one order for it, checked: 201 and awaiting_deposit. */

@@ -1,6 +1,7 @@
-// The quote bench's HTTP client: node:http with a keep-alive Agent (lean), or undici's fetch (what the bench used
-// first), chosen by BENCH_CLIENT=http|fetch. Both time the same two instants from the call: the response headers
-// (what a latency is read at) and the end of the body.
+// The benches' HTTP client: node:http with a keep-alive Agent (lean), or undici's fetch (what the benches used
+// first), chosen by BENCH_CLIENT=http|fetch. The client shares the machine's two cores with the service it measures:
+// fetch costs it about three times the CPU per call. Both time the same two instants from the call: the response
+// headers (what a latency is read at) and the end of the body.
 import http from 'node:http';
 
 export type ClientKind = 'http' | 'fetch';
@@ -17,6 +18,7 @@ export interface Answer {
 
 export interface BenchClient {
   readonly kind: ClientKind;
+  get(url: string): Promise<Answer>;
   post(url: string, body: string): Promise<Answer>;
   put(url: string, body: string): Promise<Answer>;
   close(): void;
@@ -34,13 +36,13 @@ export function createClient(kind: ClientKind, sockets: number): BenchClient {
 
 function httpClient(sockets: number): BenchClient {
   const agent = new http.Agent({ keepAlive: true, maxSockets: sockets });
-  const send = (method: string, url: string, body: string) =>
+  const send = (method: string, url: string, body: string | null) =>
     new Promise<Answer>((resolve, reject) => {
       const t0 = performance.now();
       const req = http.request(url, {
         method,
         agent,
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        headers: body === null ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
       });
       req.on('error', reject);
       req.on('response', (res) => {
@@ -54,10 +56,11 @@ function httpClient(sockets: number): BenchClient {
           resolve({ status: res.statusCode ?? 0, headers, text: Buffer.concat(chunks).toString('utf8'), headersMs, endMs: performance.now() - t0 });
         });
       });
-      req.end(body);
+      req.end(body ?? undefined);
     });
   return {
     kind: 'http',
+    get: (url) => send('GET', url, null),
     post: (url, body) => send('POST', url, body),
     put: (url, body) => send('PUT', url, body),
     close: () => agent.destroy(),
@@ -65,15 +68,16 @@ function httpClient(sockets: number): BenchClient {
 }
 
 function fetchClient(): BenchClient {
-  const send = async (method: string, url: string, body: string): Promise<Answer> => {
+  const send = async (method: string, url: string, body: string | null): Promise<Answer> => {
     const t0 = performance.now();
-    const res = await fetch(url, { method, headers: { 'content-type': 'application/json' }, body });
+    const res = await fetch(url, body === null ? { method } : { method, headers: { 'content-type': 'application/json' }, body });
     const headersMs = performance.now() - t0;
     const text = await res.text();
     return { status: res.status, headers: Object.fromEntries(res.headers), text, headersMs, endMs: performance.now() - t0 };
   };
   return {
     kind: 'fetch',
+    get: (url) => send('GET', url, null),
     post: (url, body) => send('POST', url, body),
     put: (url, body) => send('PUT', url, body),
     close: () => {},

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { encodeJson, openSqliteStore } from '../src/store/index.js';
-import { drive, median, type Rate } from './cluster-common.js';
+import { drive, median, post as postTo, type Rate } from './cluster-common.js';
 import { recordResults } from './results.js';
 
 const N = Number(process.env.BENCH_ORDERS ?? 1000);
@@ -57,16 +57,7 @@ async function stop(child: ChildProcess) {
 }
 
 
-async function post<T>(port: number, path: string, body: unknown, expect: number): Promise<T> {
-  const res = await fetch(`http://127.0.0.1:${port}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (res.status !== expect) throw new Error(`POST ${path} answered ${res.status}, not ${expect}: ${text.slice(0, 300)}`);
-  return JSON.parse(text) as T;
-}
+const post = <T>(port: number, path: string, body: unknown, expect: number): Promise<T> => postTo<T>(`http://127.0.0.1:${port}`, path, body, expect);
 
 const quoteBody = (p: Pair) => ({ from: p.from, to: p.to, from_amount: p.from_amount, return_full_route: false });
 
