@@ -10,6 +10,6 @@ export default defineConfig({
     // fault of its own; shedding on either would refuse test quotes with 503 at random. Processes the tests start
     // (clusters) inherit this; the tests of shedding build their guard with the thresholds they test.
     // Every embedded service under test checks each actor reply survives the NATS codec unchanged.
-    env: { ROUTER_SHED_EVENT_LOOP_DELAY_MS: '0', ROUTER_SHED_TURN_BUDGET_MS: '0', ROUTER_BUS_VERIFY_REPLIES: 'on' },
+    env: { ROUTER_SHED_EVENT_LOOP_DELAY_MS: '0', ROUTER_SHED_TURN_BUDGET_MS: '0', ROUTER_BUS_VERIFY_CODEC: 'on' },
   },
 });

@@ -54,7 +54,7 @@ async function composeWithIdle(dataDir: string, idleMs: number) {
   const seed = await loadOrCreateSeed({ configured: config.vaultSeed, dataDir: config.dataDir, logger, allowGenerate: true });
   const vaults = createVaults({ seed, sequences: store });
   const router = createRouter({ market, deadlines: config.routing.deadlines, pathLimit: config.routing.pathLimit, maxHops: config.routing.maxHops });
-  const bus = createInProcessBus(config.requestTimeoutMs, { verifyReplies: config.busVerifyReplies });
+  const bus = createInProcessBus(config.requestTimeoutMs, { verifyCodec: config.busVerifyCodec });
   const deposits = createDepositFeed({ chains, store, logger, tell: (id, command) => bus.request({ kind: 'order', id }, command) });
   const runtime = createRuntime({
     store, clock, logger, idleMs,

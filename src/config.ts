@@ -72,9 +72,9 @@ export interface Config {
   };
   /** How long the edge waits for an actor's reply (ROUTER_REQUEST_TIMEOUT_MS, default 45000: above the worst optimal multi-hop quote, 3 hops × 10 s). */
   requestTimeoutMs: number;
-  /** ROUTER_BUS_VERIFY_REPLIES (on | off, default off): embedded mode's bus checks every actor reply survives the NATS
-   *  codec unchanged, at about a millisecond per quote with candidates; the test suite turns it on. */
-  busVerifyReplies: boolean;
+  /** ROUTER_BUS_VERIFY_CODEC (on | off, default off): embedded mode's bus checks every actor request and reply
+   *  survives the NATS codec unchanged, at about a millisecond per quote with candidates; the test suite turns it on. */
+  busVerifyCodec: boolean;
   /** Shards of the actor space (ROUTER_SHARDS, default 128). */
   shards: number;
   /** ROUTER_VAULT_SEED (BIP-39 mnemonic or 64-byte hex), parsed at once so the text never sits in the config;
@@ -344,7 +344,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxHops: int(env, 'ROUTER_MULTIHOP_MAX_HOPS', 3, 2, 4),
     },
     requestTimeoutMs: int(env, 'ROUTER_REQUEST_TIMEOUT_MS', 45_000, 100, 600_000),
-    busVerifyReplies: oneOf(env, 'ROUTER_BUS_VERIFY_REPLIES', 'off', ['on', 'off']) === 'on',
+    busVerifyCodec: oneOf(env, 'ROUTER_BUS_VERIFY_CODEC', 'off', ['on', 'off']) === 'on',
     shards: int(env, 'ROUTER_SHARDS', 128, 1, 65_536),
     vaultSeed: env.ROUTER_VAULT_SEED === undefined || env.ROUTER_VAULT_SEED === '' ? null : parseSeed(env.ROUTER_VAULT_SEED),
     nats: {

@@ -130,7 +130,7 @@ export async function createEmbeddedService(
   const rawStore = openSqliteStore(join(config.dataDir, 'router.sqlite'));
   const store = instrumentStore(rawStore, metrics);
   observeOrdersOf(store, metrics);
-  const bus = instrumentBus(createInProcessBus(config.requestTimeoutMs, { verifyReplies: config.busVerifyReplies }), metrics);
+  const bus = instrumentBus(createInProcessBus(config.requestTimeoutMs, { verifyCodec: config.busVerifyCodec }), metrics);
   const { chains, deposits, kinds, market } = await composeActorHost(config, {
     store,
     clock,

@@ -1,12 +1,14 @@
 // The in-process bus (embedded mode) against the bus contract, plus how it hands a reply over.
 import { describe, expect, it } from 'vitest';
 import { createInProcessBus } from '../../../src/bus/index.js';
-import type { Reply } from '../../../src/bus/types.js';
+import type { Envelope, Reply } from '../../../src/bus/types.js';
+import type { QuoteOrder } from '../../../src/protocol/index.js';
+import type { Quote } from '../../../src/quotes/types.js';
 import { loadConfig } from '../../../src/config.js';
 import { busContract } from './bus-contract.js';
 
 busContract('in-process', async () => {
-  const bus = createInProcessBus(5_000, { verifyReplies: true });
+  const bus = createInProcessBus(5_000, { verifyCodec: true });
   return { bus, close: () => bus.close() };
 });
 
@@ -26,7 +28,55 @@ describe('In-process bus: a reply is handed over as the actor built it, frozen',
   });
 });
 
-describe('In-process bus with verifyReplies: a reply NATS would not carry unchanged fails here first', () => {
+describe('In-process bus: a request is handed over as the caller built it, frozen', () => {
+  it('the actor gets the command\'s own fields and cannot change them (nor can the caller afterwards)', async () => {
+    const bus = createInProcessBus(5_000);
+    let got: Envelope | null = null;
+    await bus.serve(async (envelope): Promise<Reply> => {
+      got = envelope;
+      return { ok: true, value: null };
+    });
+    const steps = [{ venue: 'relay', amountOut: 5n }];
+    const quote = { id: 'q1', route: { steps } } as unknown as Quote;
+    const command: QuoteOrder = { type: 'quote.order', orderId: 'o1', quote, toAddress: '0xto', refundAddress: null };
+    await bus.request({ kind: 'quote', id: 'q1' }, command, { requestId: 'r1' });
+    const envelope = got as unknown as Envelope;
+    expect(envelope).toEqual({ ref: { kind: 'quote', id: 'q1' }, message: command, requestId: 'r1' });
+    expect(envelope.message['quote']).toBe(quote);
+    expect(() => {
+      (envelope.message as { type: string }).type = 'x';
+    }).toThrow(TypeError);
+    expect(() => steps.push({ venue: 'across', amountOut: 1n })).toThrow(TypeError);
+    await bus.close();
+  });
+
+  it('an absent request id is left out of the envelope, as NATS carries it', async () => {
+    const bus = createInProcessBus(5_000, { verifyCodec: true });
+    let got: Envelope | null = null;
+    await bus.serve(async (envelope): Promise<Reply> => {
+      got = envelope;
+      return { ok: true, value: null };
+    });
+    await bus.request({ kind: 'order', id: 'o' }, { type: 'order.get' });
+    expect(Object.keys(got as unknown as Envelope)).toEqual(['ref', 'message']);
+    await bus.close();
+  });
+});
+
+describe('In-process bus with verifyCodec: a request or reply NATS would not carry unchanged fails here first', () => {
+  it('a request with an undefined field is refused before its actor sees it', async () => {
+    const bus = createInProcessBus(5_000, { verifyCodec: true });
+    let seen = 0;
+    await bus.serve(async (): Promise<Reply> => {
+      seen++;
+      return { ok: true, value: null };
+    });
+    const command = { type: 'order.get' as const, extra: undefined };
+    await expect(bus.request({ kind: 'order', id: 'o' }, command)).rejects.toThrow('request order/order.get does not survive the NATS codec unchanged');
+    expect(seen).toBe(0);
+    await bus.close();
+  });
+
   const cases: Array<[string, unknown]> = [
     ['an undefined field (NATS drops the key)', { a: 1, b: undefined }],
     ['a Map (NATS carries {})', { m: new Map([['k', 1]]) }],
@@ -34,7 +84,7 @@ describe('In-process bus with verifyReplies: a reply NATS would not carry unchan
   ];
   for (const [name, value] of cases) {
     it(name, async () => {
-      const bus = createInProcessBus(5_000, { verifyReplies: true });
+      const bus = createInProcessBus(5_000, { verifyCodec: true });
       await bus.serve(async (): Promise<Reply> => ({ ok: true, value }));
       await expect(bus.request({ kind: 'order', id: 'o' }, { type: 'order.get' })).rejects.toThrow('does not survive the NATS codec unchanged');
       await bus.close();
@@ -42,16 +92,16 @@ describe('In-process bus with verifyReplies: a reply NATS would not carry unchan
   }
 
   it('bigints, nested lists and absent fields pass', async () => {
-    const bus = createInProcessBus(5_000, { verifyReplies: true });
+    const bus = createInProcessBus(5_000, { verifyCodec: true });
     const value = { amount: 10n ** 30n, path: [['a', 'b'], []], refund: null };
     await bus.serve(async (): Promise<Reply> => ({ ok: true, value }));
     expect(await bus.request({ kind: 'order', id: 'o' }, { type: 'order.get' })).toEqual(value);
     await bus.close();
   });
 
-  it('is off by default in the service and on with ROUTER_BUS_VERIFY_REPLIES=on (the test suite sets it)', () => {
-    expect(loadConfig({}).busVerifyReplies).toBe(false);
-    expect(loadConfig({ ROUTER_BUS_VERIFY_REPLIES: 'on' }).busVerifyReplies).toBe(true);
-    expect(() => loadConfig({ ROUTER_BUS_VERIFY_REPLIES: 'yes' })).toThrow('ROUTER_BUS_VERIFY_REPLIES');
+  it('is off by default in the service and on with ROUTER_BUS_VERIFY_CODEC=on (the test suite sets it)', () => {
+    expect(loadConfig({}).busVerifyCodec).toBe(false);
+    expect(loadConfig({ ROUTER_BUS_VERIFY_CODEC: 'on' }).busVerifyCodec).toBe(true);
+    expect(() => loadConfig({ ROUTER_BUS_VERIFY_CODEC: 'yes' })).toThrow('ROUTER_BUS_VERIFY_CODEC');
   });
 });

@@ -70,7 +70,7 @@ describe('instrumentStore: durable writes timed and counted around any store', (
 describe('instrumentBus: bus requests timed by kind, command and outcome', () => {
   it('an answered request is ok, a failure is labelled with its error code, and the typed error still reaches the caller', async () => {
     const m = createMetrics({ role: 'edge', defaultMetrics: false });
-    const bus = instrumentBus(createInProcessBus(5_000, { verifyReplies: true }), m);
+    const bus = instrumentBus(createInProcessBus(5_000, { verifyCodec: true }), m);
     cleanups.push(() => bus.close());
     await bus.serve(async (e) =>
       e.ref.id === 'missing' ? { ok: false, error: toErrorData(new OrderNotFound('no such order')) } : { ok: true, value: { status: 'awaiting_deposit' } },

@@ -31,7 +31,7 @@ async function world() {
       orderKind({ clock, vaults, chains, market, policy: { maxAttempts: 3, backoffMs: 1000, shortfallToleranceBps: 100, maxAmountIn: null } }),
     ],
   });
-  const bus = createInProcessBus(10_000, { verifyReplies: true });
+  const bus = createInProcessBus(10_000, { verifyCodec: true });
   await bus.serve(runtime.handle);
   const quote = await bus.request({ kind: 'quote', id: 'q1' }, { type: 'quote.request', request: quoteRequest({ amountIn: 1_000_000_000n }) });
   const order = await bus.request({ kind: 'order', id: 'o1' }, { type: 'order.create', quote, toAddress: '0x9858EfFD232B4033E47d90003D41EC34EcaEda94', refundAddress: null });

@@ -57,7 +57,7 @@ describe('The runtime answers a command its kind does not know with UnknownComma
 
 describe('The bus refuses an unknown command before sending it', () => {
   it('rejects with UnknownCommand, and the actor host never sees it', async () => {
-    const bus = createInProcessBus(1_000, { verifyReplies: true });
+    const bus = createInProcessBus(1_000, { verifyCodec: true });
     const seen: unknown[] = [];
     await bus.serve(async (e) => {
       seen.push(e);
