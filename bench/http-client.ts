@@ -1,6 +1,6 @@
 // The benches' HTTP client: node:http with a keep-alive Agent (lean), or undici's fetch (what the benches used
 // first), chosen by BENCH_CLIENT=http|fetch. The client shares the machine's two cores with the service it measures:
-// fetch costs it about three times the CPU per call. Both time the same two instants from the call: the response
+// fetch cost it four to five times the CPU per call. Both time the same two instants from the call: the response
 // headers (what a latency is read at) and the end of the body.
 import http from 'node:http';
 
