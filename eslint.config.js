@@ -32,8 +32,7 @@ export default tseslint.config(
   {
     files: ['src/**/*.ts'],
     // The composition roots are where the layers meet (DESIGN.md: composition roots build, entry points run).
-    // src/cli/audit-local.ts runs the money audit (actors/audit.ts) over a data dir in the CLI's own process.
-    ignores: ['src/main.ts', 'src/service.ts', 'src/cluster/worker.ts', 'src/cluster/edge.ts', 'src/cli/audit-local.ts'],
+    ignores: ['src/main.ts', 'src/service.ts', 'src/cluster/worker.ts', 'src/cluster/edge.ts'],
     rules: {
       'no-restricted-imports': ['error', {
         patterns: [{ group: ['**/actors/**', '**/http/**', '**/machines/**'], message: 'src/ must not import actors/, http/ or machines/.' }],

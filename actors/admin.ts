@@ -34,7 +34,7 @@ import {
 } from '../src/protocol/index.js';
 import { decodeJson, encodeJson } from '../src/store/codec.js';
 import type { ActorStore } from '../src/store/types.js';
-import { runAudit } from './audit.js';
+import { runAudit } from '../src/orders/audit-run.js';
 import type { ShardDirectory } from './shard-directory.js';
 
 export interface AdminServiceDeps {

@@ -3,11 +3,10 @@
 // lets this reader see committed state beside the service's writer, and the audit only reads. With the service's
 // ROUTER_EVM_* settings (the same variables, read by config.ts) the chains they name are read from their nodes too:
 // each deposit address's on-chain balance and the treasury and gas account beside the books, as the service's own
-// audit does. A composition root (it imports actors/, see eslint.config.js), loaded by `router admin` only when
-// --data-dir is given.
+// audit does. Loaded by `router admin` only when --data-dir is given.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { runAudit } from '../../actors/audit.js';
+import { runAudit } from '../orders/audit-run.js';
 import { openHybridChains } from '../chains/hybrid-chains.js';
 import { openSimChains } from '../chains/index.js';
 import type { SimChains } from '../chains/types.js';

@@ -1,6 +1,6 @@
 // The money audit: what the ledger says arrived at the orders' deposit addresses and still sits in their accounts,
 // beside what the orders' own records say they received, swapped, delivered, refunded, paid in costs and hold.
-// Pure (no I/O): the caller reads the store and the ledger (actors/audit.ts) and hands both here.
+// Pure (no I/O): the caller reads the store and the ledger (audit-run.ts) and hands both here.
 //
 // Per chain and asset:
 //   difference   = arrived + swappedIn − swappedOut − delivered − refunded − costs − held

@@ -2,7 +2,7 @@
 // simulated chain through the dev listener, poll GET /order/{id}; or let the clock pass the deadline.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FEES_ACCOUNT } from '../../actors/index.js';
-import { runAudit } from '../../actors/audit.js';
+import { runAudit } from '../../src/orders/audit-run.js';
 import { parseAmount, parseChainAsset } from '../../src/assets/index.js';
 import type { Chains } from '../../src/chains/types.js';
 import { startService, type RunningService } from '../support/service.js';

@@ -4,8 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import { createPublicClient, createWalletClient, getAddress, http, type Address, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { runAudit } from '../../../actors/audit.js';
-import { readOrderRecords } from '../../../actors/audit.js';
+import { runAudit } from '../../../src/orders/audit-run.js';
+import { readOrderRecords } from '../../../src/orders/audit-run.js';
 import { parseAmount, parseChainAsset } from '../../../src/assets/index.js';
 import { type AnvilNode } from '../../../src/chains/evm/anvil.js';
 import { devTokenAbi } from '../../../src/chains/evm/dev-token.js';

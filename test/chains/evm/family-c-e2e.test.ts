@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { createPublicClient, createWalletClient, erc20Abi, getAddress, http, type Address, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { runAudit } from '../../../actors/audit.js';
+import { runAudit } from '../../../src/orders/audit-run.js';
 import { ANVIL_ACCOUNTS, type AnvilNode } from '../../../src/chains/evm/anvil.js';
 import { mintDevToken } from '../../../src/chains/evm/dev-token.js';
 import type { RunningService } from '../../support/service.js';

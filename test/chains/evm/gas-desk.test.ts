@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { createPublicClient, createWalletClient, erc20Abi, getAddress, http, numberToHex, type Address, type Hex, type PublicClient } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { runAudit } from '../../../actors/audit.js';
+import { runAudit } from '../../../src/orders/audit-run.js';
 import { renderAudit } from '../../../src/cli/audit.js';
 import { auditJson } from '../../../src/orders/audit.js';
 import { parseAmount, parseChainAsset } from '../../../src/assets/index.js';

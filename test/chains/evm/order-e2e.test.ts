@@ -17,7 +17,7 @@ import {
   type Hex,
 } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { runAudit } from '../../../actors/audit.js';
+import { runAudit } from '../../../src/orders/audit-run.js';
 import { renderAudit } from '../../../src/cli/audit.js';
 import { auditJson } from '../../../src/orders/audit.js';
 import { parseAmount, parseChainAsset } from '../../../src/assets/index.js';

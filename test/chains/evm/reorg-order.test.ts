@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { createPublicClient, createWalletClient, encodeFunctionData, erc20Abi, getAddress, http, type Address, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { runAudit } from '../../../actors/audit.js';
+import { runAudit } from '../../../src/orders/audit-run.js';
 import type { OrderContext } from '../../../machines/order.machine.js';
 import { parseAmount, parseChainAsset } from '../../../src/assets/index.js';
 import { ANVIL_ACCOUNTS, rpcCall, type AnvilNode } from '../../../src/chains/evm/anvil.js';

@@ -2,7 +2,7 @@
 // snapshots of another shape instead of summing them, and reads an order that disagrees again before it counts
 // (a running service moves money between the two reads).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readOrderRecords, runAudit } from '../../../actors/audit.js';
+import { readOrderRecords, runAudit } from '../../../src/orders/audit-run.js';
 import { parseChainAsset } from '../../../src/assets/index.js';
 import { openSimChains, poolAccount } from '../../../src/chains/index.js';
 import type { SimChains } from '../../../src/chains/types.js';

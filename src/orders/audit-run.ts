@@ -3,11 +3,10 @@
 // (src/orders/audit.ts) does the sums.
 // Read-only. It holds every order's money records and the ledger's non-zero balances in memory at once (a few
 // hundred bytes per order: fine for the order counts of one host; a streaming audit would sum per page instead).
-import type { OrderContext } from '../machines/order.machine.js';
-import type { ChainName } from '../src/assets/types.js';
-import { CHAIN_NAMES } from '../src/assets/types.js';
-import { accountKey } from '../src/chains/accounts.js';
-import type { AccountReconciliation, Balance, Chains, Transfer } from '../src/chains/types.js';
+import type { ChainName } from '../assets/types.js';
+import { CHAIN_NAMES } from '../assets/types.js';
+import { accountKey } from '../chains/accounts.js';
+import type { AccountReconciliation, Balance, Chains, Transfer } from '../chains/types.js';
 import {
   auditMoney,
   depositAccounts,
@@ -15,9 +14,9 @@ import {
   type AuditReport,
   type OnChainBalance,
   type UnreadableOrder,
-} from '../src/orders/audit.js';
-import { holdingAccount, type MoneyRecords } from '../src/orders/money.js';
-import type { ActorStore } from '../src/store/types.js';
+} from './audit.js';
+import { holdingAccount, type MoneyRecords } from './money.js';
+import type { ActorStore } from '../store/types.js';
 
 export interface AuditDeps {
   store: Pick<ActorStore, 'list' | 'load'>;
@@ -34,11 +33,6 @@ export interface AuditDeps {
    */
   recheck?: { times: number; delayMs: number };
 }
-
-// The order machine's context is a structural superset of the money records: this stops the build when it no
-// longer is, so the audit never reads fields the machine stopped keeping.
-const contextHoldsRecords = (c: OrderContext): MoneyRecords => c;
-void contextHoldsRecords;
 
 /** The order's money records from a stored snapshot (an order machine's context), or why they cannot be read. The
  *  shape is checked at run time, not cast: a stored snapshot may predate the machine that reads it. */
