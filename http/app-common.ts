@@ -1,7 +1,7 @@
 // What every family's Koa app shares: GET /health and GET /openapi.json, the middleware that turns every failure
 // (thrown or routed) into the family's envelope, and the routing misses (404, 405 with Allow, 501).
 import type { Router } from '@koa/router';
-import type Koa from 'koa';
+import Koa from 'koa';
 import type { Logger } from 'pino';
 import { HttpError } from './http-error.js';
 import { edgeState } from './request-id.js';
@@ -13,6 +13,17 @@ export interface FamilyErrorReply {
   body: { error: unknown };
   headers: Record<string, string>;
   exposed: boolean;
+}
+
+/**
+ * A Koa app of the edge (a family's, or the dev listener's). Koa's `set body` tests every object body with
+ * `instanceof ReadableStream`, `Blob` and `Response`, globals Node defines lazily: the first access loads its fetch
+ * implementation (about 20 ms), which would otherwise land on the first answer the process gives. They are touched
+ * here, while the service starts.
+ */
+export function newEdgeApp(): Koa {
+  for (const lazyGlobal of ['ReadableStream', 'Blob', 'Response'] as const) void globalThis[lazyGlobal];
+  return new Koa();
 }
 
 /** GET /health (text/plain `ok` while serving) and GET /openapi.json (the family's document, rendered once). */

@@ -1,13 +1,14 @@
 // The dev listener (loopback only): simulate a deposit on the simulated chain, move the service's clock forward so
 // what falls due fires, and cancel or unwind an order as an operator would. Errors use the Family A envelope `{error}`.
 import { Router } from '@koa/router';
-import Koa from 'koa';
+import type Koa from 'koa';
 import type { Logger } from 'pino';
 import { parseAmount, parseChainAsset, validateAddress } from '../../src/assets/index.js';
 import type { Asset } from '../../src/assets/types.js';
 import { InvalidRequest } from '../../src/errors.js';
 import { VENUE_IDS, type VenueId } from '../../src/venues/types.js';
 import { errorReply } from '../family-a/errors.js';
+import { newEdgeApp } from '../app-common.js';
 import { readJsonBody } from '../json-body.js';
 import { edgeState, requestContext } from '../request-id.js';
 
@@ -37,7 +38,7 @@ function field(body: unknown, name: string): string {
 }
 
 export function createDevApp(deps: DevDeps): Koa {
-  const app = new Koa();
+  const app = newEdgeApp();
   const router = new Router();
   router.post('/deposits', async (ctx) => {
     const body = await readJsonBody(ctx, deps.bodyLimitBytes);

@@ -1,11 +1,11 @@
 // The Family A Koa app: POST /quote, POST /order, GET /order/{id}, GET /health, GET /openapi.json, and the `{error}` envelope for everything
 // else (404, 405, 413, 415, 500...). It does not listen: src/main.ts does, so tests and benchmarks reuse it as is.
 import { Router } from '@koa/router';
-import Koa from 'koa';
+import type Koa from 'koa';
 import type { Logger } from 'pino';
 import type { Bus } from '../../src/bus/types.js';
 import { systemClock, type Clock } from '../../src/clock.js';
-import { appErrorLogger, envelope, serveHealthAndOpenApi } from '../app-common.js';
+import { appErrorLogger, envelope, newEdgeApp, serveHealthAndOpenApi } from '../app-common.js';
 import { UNGUARDED, type EdgeGuard } from '../overload.js';
 import { requestContext } from '../request-id.js';
 import { errorReply } from './errors.js';
@@ -32,7 +32,7 @@ export interface FamilyADeps {
 }
 
 export function createApp(deps: FamilyADeps): Koa {
-  const app = new Koa();
+  const app = newEdgeApp();
   const router = new Router();
   const openapi = familyAOpenApi();
   const guard = deps.guard ?? UNGUARDED;

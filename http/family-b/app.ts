@@ -2,11 +2,11 @@
 // GET /health, GET /openapi.json, and the `{error: {code, message, details}}` envelope for everything else. It does
 // not listen: src/main.ts does.
 import { Router } from '@koa/router';
-import Koa from 'koa';
+import type Koa from 'koa';
 import type { Logger } from 'pino';
 import type { Bus } from '../../src/bus/types.js';
 import { systemClock, type Clock } from '../../src/clock.js';
-import { appErrorLogger, envelope, serveHealthAndOpenApi } from '../app-common.js';
+import { appErrorLogger, envelope, newEdgeApp, serveHealthAndOpenApi } from '../app-common.js';
 import { UNGUARDED, type EdgeGuard } from '../overload.js';
 import { requestContext } from '../request-id.js';
 import { postCancelB } from './cancel.js';
@@ -38,7 +38,7 @@ export interface FamilyBDeps {
 }
 
 export function createAppB(deps: FamilyBDeps): Koa {
-  const app = new Koa();
+  const app = newEdgeApp();
   const router = new Router();
   const openapi = familyBOpenApi();
   const clock = deps.clock ?? systemClock;

@@ -2,12 +2,12 @@
 // `{error: {code, message, details}}` envelope (the same codes as Family B) for everything else. It does not listen:
 // src/main.ts does.
 import { Router } from '@koa/router';
-import Koa from 'koa';
+import type Koa from 'koa';
 import type { Logger } from 'pino';
 import type { Bus } from '../../src/bus/types.js';
 import { systemClock, type Clock } from '../../src/clock.js';
 import type { ActorStore } from '../../src/store/types.js';
-import { appErrorLogger, envelope, serveHealthAndOpenApi } from '../app-common.js';
+import { appErrorLogger, envelope, newEdgeApp, serveHealthAndOpenApi } from '../app-common.js';
 import { UNGUARDED, type EdgeGuard } from '../overload.js';
 import { errorReplyB } from '../family-b/errors.js';
 import type { GatewaySecret } from '../family-b/refund-token.js';
@@ -40,7 +40,7 @@ export interface FamilyCDeps {
 }
 
 export function createAppC(deps: FamilyCDeps): Koa {
-  const app = new Koa();
+  const app = newEdgeApp();
   const router = new Router();
   const clock = deps.clock ?? systemClock;
   const guard = deps.guard ?? UNGUARDED;
