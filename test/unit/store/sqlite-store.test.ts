@@ -275,6 +275,29 @@ describe('SQLite store: group commit (concurrent writes share one transaction, e
     await store.close();
   });
 
+  it('a write refused after it changed pages (a numbered creation of an existing order) is undone alone; its batch commits to the file', async () => {
+    const file = join(dir, 'savepoint-undo.sqlite');
+    const store = openSqliteStore(file);
+    const base = { kind: 'order' as const, epoch: 0, wakeAt: 5, updatedAt: 1 };
+    await store.save({ ...base, id: 'taken', snapshot: { n: 1 }, expectedVersion: 0, index: orderIndex({ createdAt: 1 }) });
+    const indexed = (i: number) => ({ ...base, id: `o${i}`, snapshot: { i }, expectedVersion: 0, index: orderIndex({ createdAt: 10 + i }) });
+    const results = await Promise.allSettled([
+      store.save(indexed(0)),
+      store.createNumbered('vault:evm', (v) => ({ ...base, id: 'taken', snapshot: { v }, expectedVersion: 0, index: orderIndex({ createdAt: 2 }), keys: [{ space: 's', key: `k${v}`, value: 'x' }] })),
+      store.createNumbered('vault:evm', (v) => ({ ...indexed(1), snapshot: { v }, keys: [{ space: 's', key: `k${v}`, value: 'o1' }] })),
+      store.save(indexed(2)),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+    await store.close();
+    const again = openSqliteStore(file);
+    expect(await again.load('order', 'taken')).toMatchObject({ version: 1, snapshot: { n: 1 } });
+    // The refused creation's draw was undone with it: the next creation got the value it drew.
+    expect((await again.load('order', 'o1'))!.snapshot).toEqual({ v: 0 });
+    expect(await again.getKey('s', 'k0')).toBe('o1');
+    expect((await again.listOrders({ limit: 10 })).map((r) => r.id)).toEqual(['o2', 'o1', 'o0', 'taken']);
+    await again.close();
+  });
+
   it('writes asked for just before close are committed, not dropped', async () => {
     const file = join(dir, 'close-flush.sqlite');
     const store = openSqliteStore(file);
