@@ -1,7 +1,6 @@
 // The composition root of embedded mode: builds store, market, router, actor host, bus and the Family A and B apps from
 // one Config. It listens on nothing (src/main.ts does), so tests and benchmarks build the same service in-process.
 // Like main.ts it is allowed to import actors/ and http/: it is where the layers meet.
-import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type Koa from 'koa';
 import {
@@ -24,6 +23,7 @@ import { createSimMarket, type SimMarket } from './venues/index.js';
 import { openSimChains } from './chains/index.js';
 import { openHybridChains } from './chains/hybrid-chains.js';
 import { ConfigError } from './errors.js';
+import { timeOrderedId } from './ids.js';
 import { createVaultDirectory, createVaults, directoryEntry, loadOrCreateSeed, recordingVaults, schemeOf, type VaultDirectory } from './vaults/index.js';
 import { createMetrics, instrumentApp, instrumentBus, instrumentMarket, instrumentRouter, instrumentStore, meteredGuard, observeOrdersOf, type Metrics } from './metrics/index.js';
 
@@ -156,13 +156,13 @@ export async function createEmbeddedService(
   const guard = meteredGuard(metrics, (hooks) => createEdgeGuard(config.overload, hooks));
   // The quotes this process issued: an order made from one needs no round trip to read it back.
   const quotes = createIssuedQuotes();
-  const appA = createApp({ bus, logger: opts.logger, newId: opts.newId ?? randomUUID, bodyLimitBytes: config.bodyLimitBytes, guard, quotes });
+  const appA = createApp({ bus, logger: opts.logger, newId: opts.newId ?? timeOrderedId, bodyLimitBytes: config.bodyLimitBytes, guard, quotes });
   // Without ROUTER_GATEWAY_SECRET, a secret generated once into the data dir (0600), so refund tokens survive restarts.
   const secret = await loadOrCreateGatewaySecret({ configured: config.gateway.secret, dataDir: config.dataDir, allowGenerate: true });
   const appB = createAppB({
     bus,
     logger: opts.logger,
-    newId: opts.newId ?? randomUUID,
+    newId: opts.newId ?? timeOrderedId,
     gatewayId: config.gateway.id,
     secret,
     maxSlippageBps: config.gateway.maxSlippageBps,
@@ -170,7 +170,7 @@ export async function createEmbeddedService(
     guard,
     quotes,
   });
-  const appC = createAppC({ bus, logger: opts.logger, newId: opts.newId ?? randomUUID, orders: store, secret, clock, guard, quotes });
+  const appC = createAppC({ bus, logger: opts.logger, newId: opts.newId ?? timeOrderedId, orders: store, secret, clock, guard, quotes });
   instrumentApp(appA, 'A', metrics);
   instrumentApp(appB, 'B', metrics);
   instrumentApp(appC, 'C', metrics);

@@ -2,7 +2,6 @@
 // user, which may reach shards and nothing else. Family C's order list reads the store's order index directly (read
 // only; the workers write it), since a list is no actor's message. The dev listener here can make simulated deposits (the ledger file of the
 // host is shared with the workers), except on chains wired to a real node; the clock moves only in embedded mode. Builds; src/main.ts listens.
-import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type Koa from 'koa';
 import { createApp, createAppB, createAppC, createDevApp, createEdgeGuard, createIssuedQuotes, loadOrCreateGatewaySecret } from '../../http/index.js';
@@ -15,6 +14,7 @@ import type { Logger } from '../log.js';
 import { connectNats } from './nats-connect.js';
 import { openConfiguredStore } from './open-store.js';
 import { createMetrics, createMetricsApp, instrumentApp, instrumentBus, meteredGuard, type Metrics } from '../metrics/index.js';
+import { timeOrderedId } from '../ids.js';
 
 export interface Edge {
   appA: Koa;
@@ -41,10 +41,10 @@ export async function createEdge(config: Config, opts: { logger: Logger; devList
   const guard = meteredGuard(metrics, (hooks) => createEdgeGuard(config.overload, hooks));
   // The quotes this process issued: an order made from one needs no round trip to read it back.
   const quotes = createIssuedQuotes();
-  const appA = createApp({ bus, logger, newId: randomUUID, bodyLimitBytes: config.bodyLimitBytes, guard, quotes });
-  const appB = createAppB({ bus, logger, newId: randomUUID, gatewayId: config.gateway.id, secret, maxSlippageBps: config.gateway.maxSlippageBps, guard, quotes });
+  const appA = createApp({ bus, logger, newId: timeOrderedId, bodyLimitBytes: config.bodyLimitBytes, guard, quotes });
+  const appB = createAppB({ bus, logger, newId: timeOrderedId, gatewayId: config.gateway.id, secret, maxSlippageBps: config.gateway.maxSlippageBps, guard, quotes });
   const store = await openConfiguredStore(config);
-  const appC = createAppC({ bus, logger, newId: randomUUID, orders: store, secret, guard, quotes });
+  const appC = createAppC({ bus, logger, newId: timeOrderedId, orders: store, secret, guard, quotes });
   instrumentApp(appA, 'A', metrics);
   instrumentApp(appB, 'B', metrics);
   instrumentApp(appC, 'C', metrics);
