@@ -80,6 +80,9 @@ export interface Config {
   /** ROUTER_VAULT_SEED (BIP-39 mnemonic or 64-byte hex), parsed at once so the text never sits in the config;
    *  null = embedded mode generates `<dataDir>/vault-seed` on first start. */
   vaultSeed: MasterSeed | null;
+  /** Deposit addresses a worker thread derives ahead of the vault counters (ROUTER_DERIVE_AHEAD, default 64; 0 = none:
+   *  every address is derived on the event loop, inside its order's creation). */
+  deriveAhead: number;
   /** Cluster mode (`worker`, `edge`, `router admin`): where NATS is and who we are to it. */
   nats: {
     /** ROUTER_NATS_URL, default nats://127.0.0.1:4222 (comma-separated list allowed). */
@@ -347,6 +350,7 @@ export function loadConfig(env: Env = process.env): Config {
     busVerifyCodec: oneOf(env, 'ROUTER_BUS_VERIFY_CODEC', 'off', ['on', 'off']) === 'on',
     shards: int(env, 'ROUTER_SHARDS', 128, 1, 65_536),
     vaultSeed: env.ROUTER_VAULT_SEED === undefined || env.ROUTER_VAULT_SEED === '' ? null : parseSeed(env.ROUTER_VAULT_SEED),
+    deriveAhead: int(env, 'ROUTER_DERIVE_AHEAD', 64, 0, 4096),
     nats: {
       servers: str(env, 'ROUTER_NATS_URL', 'nats://127.0.0.1:4222').split(',').map((u) => u.trim()).filter(Boolean),
       user: env.ROUTER_NATS_USER ? env.ROUTER_NATS_USER : null,

@@ -24,7 +24,7 @@ import { openSimChains } from './chains/index.js';
 import { openHybridChains } from './chains/hybrid-chains.js';
 import { ConfigError } from './errors.js';
 import { timeOrderedId } from './ids.js';
-import { createVaultDirectory, createVaults, directoryEntry, loadOrCreateSeed, recordingVaults, schemeOf, type VaultDirectory } from './vaults/index.js';
+import { createVaultDirectory, createVaults, deriveAddressesAhead, directoryEntry, loadOrCreateSeed, recordingVaults, schemeOf, type VaultDirectory } from './vaults/index.js';
 import { createMetrics, instrumentApp, instrumentBus, instrumentMarket, instrumentRouter, instrumentStore, meteredGuard, observeOrdersOf, type Metrics } from './metrics/index.js';
 
 export interface EmbeddedService {
@@ -63,14 +63,15 @@ export async function composeActorHost(
     /** Times quotes and venue answers when given. */
     metrics?: Metrics;
   },
-): Promise<{ chains: SimChains; deposits: DepositFeed; kinds: AnyActorKindSpec[]; market: SimMarket }> {
+): Promise<{ chains: SimChains; deposits: DepositFeed; kinds: AnyActorKindSpec[]; market: SimMarket; closeVaults: () => Promise<void> }> {
   const { store, clock, logger } = deps;
   const market = createSimMarket(config.sim);
   // The simulated ledger lives in `router.sqlite` of the data dir (beside the embedded store's tables, ledger_*), so
   // processes of one host share one simulated world.
   const sim = openSimChains({ file: join(config.dataDir, 'router.sqlite'), clock });
   const seed = await loadOrCreateSeed({ configured: config.vaultSeed, dataDir: config.dataDir, logger, allowGenerate: deps.generateSeed });
-  const drawn = createVaults({ seed, sequences: store });
+  const ahead = config.deriveAhead > 0 ? deriveAddressesAhead(seed, { ahead: config.deriveAhead, logger }) : null;
+  const drawn = createVaults({ seed, sequences: store, ...(ahead ? { ahead } : {}) });
   let vaults = drawn;
   let directory: VaultDirectory | null = null;
   let chains: SimChains = sim;
@@ -117,7 +118,7 @@ export async function composeActorHost(
       vaultAt: drawn, vaultKeys,
     }),
   ];
-  return { chains, deposits, kinds, market };
+  return { chains, deposits, kinds, market, closeVaults: async () => ahead?.close() };
 }
 
 export async function createEmbeddedService(
@@ -131,7 +132,7 @@ export async function createEmbeddedService(
   const store = instrumentStore(rawStore, metrics);
   observeOrdersOf(store, metrics);
   const bus = instrumentBus(createInProcessBus(config.requestTimeoutMs, { verifyCodec: config.busVerifyCodec }), metrics);
-  const { chains, deposits, kinds, market } = await composeActorHost(config, {
+  const { chains, deposits, kinds, market, closeVaults } = await composeActorHost(config, {
     store,
     clock,
     logger: opts.logger,
@@ -216,6 +217,7 @@ export async function createEmbeddedService(
       await runtime.drain();
       await bus.close();
       await chains.close();
+      await closeVaults();
       await store.close();
     },
   };

@@ -41,7 +41,7 @@ export async function createWorker(config: Config, opts: { logger: Logger; versi
     createNatsBus(nc, { shards: config.shards, timeoutMs: config.requestTimeoutMs, retryMs: config.cluster.edgeRetryMs, logger }),
     metrics,
   );
-  const { chains, deposits, kinds } = await composeActorHost(config, {
+  const { chains, deposits, kinds, closeVaults } = await composeActorHost(config, {
     store,
     clock,
     logger,
@@ -122,6 +122,7 @@ export async function createWorker(config: Config, opts: { logger: Logger; versi
       await bus.close();
       await nc.drain().catch(() => undefined);
       await chains.close();
+      await closeVaults();
       await store.close();
     },
   };

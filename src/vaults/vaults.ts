@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { CHAINS } from '../assets/chains.js';
 import type { ChainName } from '../assets/types.js';
 import { RouterError } from '../errors.js';
+import type { AddressesAhead } from './addresses-ahead.js';
 import { deriveAddress, deriveKey, type DepositKey, type VaultScheme } from './derive.js';
 import type { MasterSeed } from './seed.js';
 
@@ -25,6 +26,8 @@ export interface SequenceSource {
 export interface VaultsDeps {
   seed: MasterSeed;
   sequences: SequenceSource;
+  /** Addresses derived ahead on a worker thread; without it (or on a miss) `at` derives on the caller's thread. */
+  ahead?: AddressesAhead;
 }
 
 export interface Vaults {
@@ -66,13 +69,13 @@ export function schemeOf(chain: ChainName): VaultScheme {
 }
 
 export function createVaults(deps: VaultsDeps): Vaults {
-  const { seed, sequences } = deps;
+  const { seed, sequences, ahead } = deps;
   const addressOf = (vault: Pick<Vault, 'chain' | 'index'>): string => deriveAddress(seed, schemeOf(vault.chain), vault.index);
   const sequenceOf = (chain: ChainName): string => SEQUENCE_OF[schemeOf(chain)];
   const at = (chain: ChainName, index: number): Vault => {
     const scheme = schemeOf(chain);
     // deriveAddress rejects an index past 2^31-1: the space is spent, and wrapping would reuse addresses.
-    return { vaultId: randomUUID(), chain, scheme, index, address: deriveAddress(seed, scheme, index) };
+    return { vaultId: randomUUID(), chain, scheme, index, address: ahead?.take(scheme, index) ?? deriveAddress(seed, scheme, index) };
   };
   return {
     async issue(chain) {

@@ -11,16 +11,18 @@ describe('Config: defaults make the embedded mode work with no settings at all',
     expect(c.sim).toEqual({ seed: 1, latencyScale: 1, failures: true, silent: [] });
     expect(c.routing.deadlines).toEqual({ fast: 1500, optimal: 10_000 });
     expect(c.routing.pathLimit).toBe(64);
+    expect(c.deriveAhead).toBe(64);
   });
 
   it('present values are read and typed', () => {
     const c = loadConfig({
       ROUTER_PORT_A: '9090', ROUTER_SIM_LATENCY_SCALE: '0', ROUTER_SIM_SEED: '42', ROUTER_SIM_FAILURES: 'off', ROUTER_SIM_SILENT_VENUES: 'relay, cctp_fast',
-      ROUTER_DATA_DIR: '/tmp/x',
+      ROUTER_DATA_DIR: '/tmp/x', ROUTER_DERIVE_AHEAD: '0',
     });
     expect(c.portA).toBe(9090);
     expect(c.sim).toEqual({ seed: 42, latencyScale: 0, failures: false, silent: ['relay', 'cctp_fast'] });
     expect(c.dataDir).toBe('/tmp/x');
+    expect(c.deriveAhead).toBe(0);
   });
 });
 
@@ -38,6 +40,7 @@ describe('Config: a present but invalid value stops the start with a message nam
     ['ROUTER_MULTIHOP_PATH_LIMIT', '0'],
     ['ROUTER_VAULT_SEED', 'not a mnemonic'],
     ['ROUTER_ORDER_MAX_ATTEMPTS', '0'],
+    ['ROUTER_DERIVE_AHEAD', '-1'],
   ];
   for (const [name, value] of cases) {
     it(`${name}=${JSON.stringify(value)}`, () => {
