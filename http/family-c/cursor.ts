@@ -22,7 +22,8 @@ const MIN_KEY_BYTES = 16;
 export const MAX_CURSOR_LENGTH = 512;
 const CONTEXT = Buffer.from('swap-router family-c orders cursor v1\0', 'utf8');
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
-const utf8 = new TextDecoder('utf-8', { fatal: true });
+// ignoreBOM keeps a leading U+FEFF of an id: the decoder would otherwise drop it as a byte-order mark.
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 export function encodeCursor(key: Uint8Array, pos: CursorPosition): string {
   checkKey(key);

@@ -33,11 +33,12 @@ describe('round trip', () => {
     expect(text).toMatch(/^[A-Za-z0-9_-]+$/);
     expect(decodeCursor(KEY, text)).toEqual(POS);
   });
-  it('edges: createdAt 0 and MAX_SAFE_INTEGER, a one-character id, a 128-byte id', () => {
+  it('edges: createdAt 0 and MAX_SAFE_INTEGER, a one-character id, a 128-byte id, an id starting with U+FEFF', () => {
     for (const pos of [
       { createdAt: 0, id: 'x' },
       { createdAt: Number.MAX_SAFE_INTEGER, id: 'é'.repeat(64) },
       { createdAt: 1, id: 'a'.repeat(128) },
+      { createdAt: 0, id: '\uFEFF\u0000' }, // a leading U+FEFF is part of the id, not a byte-order mark
     ]) {
       const text = encodeCursor(KEY, pos);
       expect(text.length).toBeLessThanOrEqual(MAX_CURSOR_LENGTH);
