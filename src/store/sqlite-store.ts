@@ -78,6 +78,9 @@ const ADDED_COLUMNS: ReadonlyArray<readonly [name: string, definition: string]> 
 // Each filter of listOrders has an index that leads with it and then walks (created_at, id), so a page reads its rows
 // in list order and no more; the list status beside an address has its own, since an address's index alone would
 // read every order of a busy address to find the few of a rare status (bench/list-orders.ts measures it).
+// The sender and refund indexes leave out orders without one (every order until its first deposit has no sender):
+// creating an order writes no entry in them, and a filter `sender = ?` implies `sender IS NOT NULL`, so SQLite
+// still picks them.
 // The timer indexes end in (kind, id), the tie-break of due(): with more due actors than the batch limit, every poll
 // must get the same batch, and the index hands it over in that order without a sort.
 const INDEXES = `
@@ -86,18 +89,27 @@ const INDEXES = `
   CREATE INDEX IF NOT EXISTS actors_kind_status ON actors (kind, status, id);
   CREATE INDEX IF NOT EXISTS orders_created ON actors (created_at, id) WHERE created_at IS NOT NULL;
   CREATE INDEX IF NOT EXISTS orders_destination ON actors (destination, created_at, id) WHERE created_at IS NOT NULL;
-  CREATE INDEX IF NOT EXISTS orders_sender ON actors (sender, created_at, id) WHERE created_at IS NOT NULL;
-  CREATE INDEX IF NOT EXISTS orders_refund ON actors (refund, created_at, id) WHERE created_at IS NOT NULL;
+  CREATE INDEX IF NOT EXISTS orders_by_sender ON actors (sender, created_at, id) WHERE created_at IS NOT NULL AND sender IS NOT NULL;
+  CREATE INDEX IF NOT EXISTS orders_by_refund ON actors (refund, created_at, id) WHERE created_at IS NOT NULL AND refund IS NOT NULL;
   CREATE INDEX IF NOT EXISTS orders_status ON actors (status, created_at, id) WHERE created_at IS NOT NULL;
   CREATE INDEX IF NOT EXISTS orders_list_status ON actors (list_status, created_at, id) WHERE created_at IS NOT NULL;
   CREATE INDEX IF NOT EXISTS orders_destination_list_status ON actors (destination, list_status, created_at, id) WHERE created_at IS NOT NULL;
-  CREATE INDEX IF NOT EXISTS orders_sender_list_status ON actors (sender, list_status, created_at, id) WHERE created_at IS NOT NULL;
-  CREATE INDEX IF NOT EXISTS orders_refund_list_status ON actors (refund, list_status, created_at, id) WHERE created_at IS NOT NULL;
+  CREATE INDEX IF NOT EXISTS orders_by_sender_list_status ON actors (sender, list_status, created_at, id) WHERE created_at IS NOT NULL AND sender IS NOT NULL;
+  CREATE INDEX IF NOT EXISTS orders_by_refund_list_status ON actors (refund, list_status, created_at, id) WHERE created_at IS NOT NULL AND refund IS NOT NULL;
 `;
 
 // Indexes of earlier builds that the ones above replace. `CREATE INDEX IF NOT EXISTS` keeps an index of the same
 // name whatever its columns, so a changed definition gets a new name and the old one is dropped here.
-const RETIRED_INDEXES = ['actors_wake_at', 'actors_shard_wake_at'];
+const RETIRED_INDEXES = [
+  'actors_wake_at', 'actors_shard_wake_at',
+  'orders_sender', 'orders_refund', 'orders_sender_list_status', 'orders_refund_list_status',
+];
+
+const ADDRESS_LIST_STATUS_INDEX = {
+  destination: 'orders_destination_list_status',
+  sender: 'orders_by_sender_list_status',
+  refund: 'orders_by_refund_list_status',
+} as const;
 
 /** `status IN (?, ...)` with one placeholder per status: SQLite then knows the list and picks the status index
  *  (a JSON list through json_each looks large to it). An empty list matches nothing. */
@@ -227,7 +239,7 @@ export function listOrdersQuery(q: OrderQuery): { sql: string; args: unknown[] }
     where.push('list_status = ?');
     args.push(q.listStatus);
     const address = q.destination !== undefined ? 'destination' : q.sender !== undefined ? 'sender' : q.refund !== undefined ? 'refund' : null;
-    if (address !== null) indexedBy = ` INDEXED BY orders_${address}_list_status`;
+    if (address !== null) indexedBy = ` INDEXED BY ${ADDRESS_LIST_STATUS_INDEX[address]}`;
   }
   if (q.status !== undefined) {
     where.push(statusIn(q.status));

@@ -52,6 +52,9 @@ describe('SQLite store: a file written before shards, statuses and the order ind
     old.prepare('INSERT INTO actors VALUES (?, ?, ?, ?, ?, ?, ?)').run('quote', 'q1', 1, 0, '{"v":1}', null, 4);
     old.prepare('INSERT INTO keyed VALUES (?, ?, ?)').run('deposit', '0xabc', 'o1');
     old.prepare('INSERT INTO sequences VALUES (?, ?)').run('vault:evm', 4);
+    // Indexes under the names of an earlier build's sender and refund indexes (which also held orders without one);
+    // they are dropped by name, whatever they index.
+    old.exec('CREATE INDEX orders_sender ON actors (updated_at, id); CREATE INDEX orders_refund_list_status ON actors (updated_at)');
     old.close();
 
     const store = openSqliteStore(file);
@@ -105,10 +108,13 @@ describe('SQLite store: a file written before shards, statuses and the order ind
     ]);
     expect(indexes).toContain('actors_due');
     expect(indexes).toContain('actors_shard_due');
-    for (const name of ['orders_list_status', 'orders_destination_list_status', 'orders_sender_list_status', 'orders_refund_list_status']) {
+    for (const name of ['orders_list_status', 'orders_destination_list_status', 'orders_by_sender_list_status', 'orders_by_refund_list_status']) {
       expect(indexes).toContain(name);
     }
     expect(indexes).not.toContain('actors_wake_at');
+    expect(indexes).not.toContain('orders_sender');
+    expect(indexes).not.toContain('orders_refund_list_status');
+    expect(indexes).toContain('orders_by_sender');
     expect(plan.join('\n')).toMatch(/USING COVERING INDEX actors_due/);
     expect(plan.join('\n')).not.toMatch(/TEMP B-TREE/);
   });
@@ -222,11 +228,12 @@ describe('SQLite store: listOrders walks an index in list order, never sorting t
       [{ limit: 100, listStatus: 'settled', after }, 'orders_list_status'],
       [{ limit: 100, listStatus: 'settled', orderType: 'market' }, 'orders_list_status'],
       [{ limit: 100, listStatus: 'settled', destination: '0xd1' }, 'orders_destination_list_status'],
-      [{ limit: 100, listStatus: 'settled', sender: '0xs1', after }, 'orders_sender_list_status'],
-      [{ limit: 100, listStatus: 'settled', refund: '0xr' }, 'orders_refund_list_status'],
+      [{ limit: 100, listStatus: 'settled', sender: '0xs1', after }, 'orders_by_sender_list_status'],
+      [{ limit: 100, listStatus: 'settled', refund: '0xr' }, 'orders_by_refund_list_status'],
       [{ limit: 100, listStatus: 'failed', destination: '0xd1', orderType: 'market', after }, 'orders_destination_list_status'],
       [{ limit: 100, destination: '0xd1', after }, 'orders_destination'],
-      [{ limit: 100, sender: '0xs1' }, 'orders_sender'],
+      [{ limit: 100, sender: '0xs1' }, 'orders_by_sender'],
+      [{ limit: 100, refund: '0xr', after }, 'orders_by_refund'],
     ];
     for (const [q, index] of cases) {
       const p = plan(db, q);
