@@ -7,7 +7,7 @@
 // derive; the seed's bytes are copied to it once and never leave the process.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { dirname, extname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
@@ -34,7 +34,7 @@ export type AheadAnswer = { ok: true; scheme: VaultScheme; from: number; address
 /** What the worker thread starts with. */
 export interface AheadWorkerData {
   seed: Uint8Array;
-  /** URL of derive-worker.ts, and of tsx's loader API when this process does not run under tsx's loader. */
+  /** URL of derive-worker, and of tsx's loader API for a process that does not run under tsx's loader. */
   module: string;
   tsx: string;
 }
@@ -96,7 +96,8 @@ export function deriveAddressesAhead(seed: MasterSeed, opts: { ahead: number; lo
   const start = (): Worker => {
     const data: AheadWorkerData = {
       seed: Uint8Array.from(seedBytes(seed)),
-      module: new URL('./derive-worker.ts', import.meta.url).href,
+      // Beside this module, with its extension: .ts under tsx, .js once compiled.
+      module: new URL(`./derive-worker${extname(new URL(import.meta.url).pathname)}`, import.meta.url).href,
       tsx: tsxLoaderApi(),
     };
     const w = new Worker(BOOT, { eval: true, workerData: data });
