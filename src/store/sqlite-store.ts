@@ -105,6 +105,7 @@ const RETIRED_INDEXES = [
   'orders_sender', 'orders_refund', 'orders_sender_list_status', 'orders_refund_list_status',
 ];
 
+/** The index listOrders names (INDEXED BY) for the list status beside each address filter. */
 const ADDRESS_LIST_STATUS_INDEX = {
   destination: 'orders_destination_list_status',
   sender: 'orders_by_sender_list_status',
