@@ -7,19 +7,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createDepositFeed, createRuntime, depositAddressEntry, orderKind, quoteKind } from '../actors/index.js';
 import { toQuoteRequest } from '../http/family-a/index.js';
 import { assetById, validateAddress } from '../src/assets/index.js';
-import { createInProcessBus } from '../src/bus/index.js';
-import { openSimChains } from '../src/chains/index.js';
-import { ManualClock } from '../src/clock.js';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/log.js';
-import { createRouter } from '../src/routing/index.js';
 import { createEmbeddedService } from '../src/service.js';
-import { encodeJson, openSqliteStore } from '../src/store/index.js';
-import { createVaults, loadOrCreateSeed } from '../src/vaults/index.js';
-import { createSimMarket } from '../src/venues/index.js';
+import { encodeJson } from '../src/store/index.js';
 
 const BASE_ENV = { ROUTER_SIM_LATENCY_SCALE: '0', ROUTER_SIM_FAILURES: 'off', ROUTER_LOG_LEVEL: 'silent', ROUTER_DEV_LISTENER: 'off' };
 
@@ -39,37 +32,10 @@ async function serveService(): Promise<void> {
   process.on('SIGTERM', () => process.exit(0));
 }
 
-/**
- * The embedded composition of src/service.ts, rebuilt here only to pass the runtime a short `idleMs`:
- * createEmbeddedService keeps the 120 s default and has no option for it. Keep in step with service.ts.
- */
-async function composeWithIdle(dataDir: string, idleMs: number) {
-  const config = loadConfig({ ...process.env, ...BASE_ENV, ROUTER_DATA_DIR: dataDir });
-  const logger = createLogger('silent');
-  const clock = new ManualClock();
-  const file = join(config.dataDir, 'router.sqlite');
-  const store = openSqliteStore(file);
-  const market = createSimMarket(config.sim);
-  const chains = openSimChains({ file, clock });
-  const seed = await loadOrCreateSeed({ configured: config.vaultSeed, dataDir: config.dataDir, logger, allowGenerate: true });
-  const vaults = createVaults({ seed, sequences: store });
-  const router = createRouter({ market, deadlines: config.routing.deadlines, pathLimit: config.routing.pathLimit, maxHops: config.routing.maxHops });
-  const bus = createInProcessBus(config.requestTimeoutMs, { verifyCodec: config.busVerifyCodec });
-  const deposits = createDepositFeed({ chains, store, logger, tell: (id, command) => bus.request({ kind: 'order', id }, command) });
-  const runtime = createRuntime({
-    store, clock, logger, idleMs,
-    kinds: [
-      quoteKind({ router, prices: market, clock }),
-      orderKind({
-        clock, vaults, chains, market, router, policy: { ...config.orders, maxAmountIn: null }, onVault: deposits.register,
-        vaultAt: vaults, vaultKeys: (v, orderId, asset) => [depositAddressEntry(v.chain, v.address, orderId, asset)],
-      }),
-    ],
-  });
-  await bus.serve(runtime.handle);
-  runtime.start();
-  deposits.start(config.depositPollMs);
-  return { bus, runtime, store };
+/** The embedded service with a short passivation delay (ROUTER_IDLE_MS), so the orders leave memory within the run. */
+async function serviceWithIdle(dataDir: string, idleMs: number) {
+  const config = loadConfig({ ...process.env, ...BASE_ENV, ROUTER_DATA_DIR: dataDir, ROUTER_IDLE_MS: String(idleMs) });
+  return createEmbeddedService(config, { logger: createLogger('silent') });
 }
 
 interface Mem { rss: number; heapUsed: number; external: number }
@@ -103,7 +69,7 @@ async function memory(): Promise<void> {
   // Durability is not what this child measures: tmpfs keeps order creation quick enough to finish inside idleMs.
   const root = process.env.BENCH_MEM_DIR ?? (existsSync('/dev/shm') ? '/dev/shm' : tmpdir());
   const dataDir = mkdtempSync(join(root, 'router-bench-mem-'));
-  const { bus, runtime, store } = await composeWithIdle(dataDir, idleMs);
+  const { bus, runtime, store } = await serviceWithIdle(dataDir, idleMs);
 
   const pair = JSON.parse(process.env.BENCH_PAIR ?? '{}') as { from: string; to: string; from_amount: string; to_address: string };
   const quote = await bus.request({ kind: 'quote', id: randomUUID() }, { type: 'quote.request', request: toQuoteRequest({ from: pair.from, to: pair.to, from_amount: pair.from_amount, return_full_route: true }) });
