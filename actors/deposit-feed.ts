@@ -5,6 +5,10 @@
 // On a chain whose blocks can be replaced (a real one), every poll first asks whether the blocks read so far were: on
 // a reorg both cursors rewind below the first replaced block, each order owning a deposit that left the chain hears
 // `deposit.vanished` (at least once; the order deduplicates), and the passes scan the new blocks.
+// A cursor is stored at once when its pass read a deposit; over empty blocks it moves in memory and is stored every
+// `cursorEveryMs` (and on stop), so an idle service makes a durable write every half minute instead of every poll. A
+// restart, or another worker taking the feed over, scans again the empty blocks read since: nothing is told twice
+// for them, and nothing is missed, since the stored cursor never passes a block it has not delivered.
 import type { AssetId, ChainName } from '../src/assets/types.js';
 import { CHAIN_NAMES } from '../src/assets/types.js';
 import type { Deposit, DepositWatcher } from '../src/chains/types.js';
@@ -24,7 +28,14 @@ export interface DepositFeedDeps {
    *  retried. */
   tell(orderId: string, command: OrderDeposit | OrderDepositVanished): Promise<unknown>;
   logger: Logger;
+  /** How long a cursor moved over empty blocks stays in memory before it is stored (default CURSOR_EVERY_MS). */
+  cursorEveryMs?: number;
+  /** Monotonic milliseconds (default performance.now); tests move it. */
+  now?: () => number;
 }
+
+/** Empty blocks read since a cursor was last stored are scanned again after a restart: at most half a minute's. */
+export const CURSOR_EVERY_MS = 30_000;
 
 export interface DepositFeed {
   /** Records which order owns a deposit address and which asset it expects; durable before the address is shown. */
@@ -44,11 +55,17 @@ export function depositAddressEntry(chain: ChainName, address: string, orderId: 
 
 export function createDepositFeed(deps: DepositFeedDeps): DepositFeed {
   const { chains, store, logger } = deps;
+  const cursorEveryMs = deps.cursorEveryMs ?? CURSOR_EVERY_MS;
+  const now = deps.now ?? (() => performance.now());
+  /** Per cursor key: the last block read, the block last stored and when (null: not stored by this feed yet). */
+  const cursors = new Map<string, { block: number; stored: number | null; storedAt: number }>();
   let running: Promise<void> | null = null;
   let timer: NodeJS.Timeout | null = null;
 
-  /** Delivers deposits in order; returns the last block fully delivered (a failure stops before its block). */
-  async function deliver(chain: ChainName, deposits: Deposit[], upTo: number, required: number): Promise<number> {
+  /** Delivers deposits in order; answers the last block fully delivered (a failure stops before its block) and how
+   *  many deposits were told to an order. */
+  async function deliver(chain: ChainName, deposits: Deposit[], upTo: number, required: number): Promise<{ reached: number; told: number }> {
+    let told = 0;
     for (const d of deposits) {
       const owner = await ownerOf(chain, d.to);
       if (!owner) continue; // a transfer between other accounts
@@ -61,16 +78,35 @@ export function createDepositFeed(deps: DepositFeedDeps): DepositFeed {
         await deps.tell(orderId, { type: 'deposit', txId: d.txId, from: d.from, amount: d.amount, confirmations: d.confirmations, required });
       } catch (err) {
         logger.warn({ chain, txId: d.txId, orderId, err: String(err) }, 'deposit not delivered yet; retrying on the next pass');
-        return d.block - 1;
+        return { reached: d.block - 1, told };
       }
+      told++;
     }
-    return upTo;
+    return { reached: upTo, told };
   }
 
   /** The owner of a deposit address and the asset it expects, or null for an address no order owns. */
   async function ownerOf(chain: ChainName, address: string): Promise<{ orderId: string; asset: AssetId } | null> {
     const owner = await store.getKey(ADDRESSES, addressKey(chain, address));
     return owner ? (JSON.parse(owner) as { orderId: string; asset: AssetId }) : null;
+  }
+
+  /** The last block a pass has read: its stored cursor, or further in memory over empty blocks. */
+  async function cursorOf(key: string): Promise<number> {
+    const stored = Number((await store.getKey(CURSORS, key)) ?? '0');
+    return Math.max(stored, cursors.get(key)?.block ?? 0);
+  }
+
+  /** Moves a cursor to `block`: stored now when `durable` or when it was last stored cursorEveryMs ago (or never). */
+  async function moveCursor(key: string, block: number, durable: boolean): Promise<void> {
+    const c = cursors.get(key) ?? { block, stored: null, storedAt: 0 };
+    c.block = block;
+    cursors.set(key, c);
+    if (durable || c.stored === null || now() - c.storedAt >= cursorEveryMs) {
+      await store.putKey(CURSORS, key, String(block));
+      c.stored = block;
+      c.storedAt = now();
+    }
   }
 
   /**
@@ -92,24 +128,23 @@ export function createDepositFeed(deps: DepositFeedDeps): DepositFeed {
     }
     for (const name of ['seen', 'confirmed'] as const) {
       const key = `${chain}:${name}`;
-      const cursor = Number((await store.getKey(CURSORS, key)) ?? '0');
-      if (cursor >= reorg.from) await store.putKey(CURSORS, key, String(reorg.from - 1));
+      if ((await cursorOf(key)) >= reorg.from) await moveCursor(key, reorg.from - 1, true);
     }
   }
 
   async function pass(chain: ChainName, name: 'seen' | 'confirmed', upTo: number, required: number): Promise<void> {
     const cursorKey = `${chain}:${name}`;
-    const done = Number((await store.getKey(CURSORS, cursorKey)) ?? '0');
+    const done = await cursorOf(cursorKey);
     if (upTo <= done) return;
     const deposits = await chains.scan(chain, done + 1, upTo);
-    const reached = await deliver(chain, deposits, upTo, required);
-    if (reached > done) await store.putKey(CURSORS, cursorKey, String(reached));
+    const { reached, told } = await deliver(chain, deposits, upTo, required);
+    if (reached > done) await moveCursor(cursorKey, reached, told > 0);
   }
 
   async function pollChain(chain: ChainName): Promise<void> {
     // The "seen" cursor is never behind the "confirmed" one: it is the last block either pass read.
-    const seen = Number((await store.getKey(CURSORS, `${chain}:seen`)) ?? '0');
-    const confirmed = Number((await store.getKey(CURSORS, `${chain}:confirmed`)) ?? '0');
+    const seen = await cursorOf(`${chain}:seen`);
+    const confirmed = await cursorOf(`${chain}:confirmed`);
     await rewindOnReorg(chain, Math.max(seen, confirmed));
     const height = await chains.height(chain);
     const required = chains.requiredConfirmations(chain);
@@ -148,6 +183,11 @@ export function createDepositFeed(deps: DepositFeedDeps): DepositFeed {
       if (timer) clearInterval(timer);
       timer = null;
       await running;
+      // What was read over empty blocks since the last write, so a restart does not scan it again.
+      // Then forgotten: a feed started again (this worker holding the feed once more) reads the stored cursors.
+      const ahead = [...cursors].filter(([, c]) => c.block !== c.stored);
+      cursors.clear();
+      await Promise.all(ahead.map(([key, c]) => store.putKey(CURSORS, key, String(c.block))));
     },
   };
   return feed;

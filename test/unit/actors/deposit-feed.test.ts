@@ -1,6 +1,7 @@
 // The deposit feed over a fake chain whose blocks can be replaced: a reorg found before the passes tells each owning
 // order about its vanished deposits, rewinds both cursors below the first replaced block and scans the new blocks;
 // a failed telling leaves the cursors so the next poll tells again; a chain without the capability is never asked.
+// Cursors moved over empty blocks are stored every cursorEveryMs and on stop; a pass that told a deposit stores at once.
 import { describe, expect, it } from 'vitest';
 import { createDepositFeed, type DepositFeedDeps } from '../../../actors/deposit-feed.js';
 import type { AssetId, ChainName } from '../../../src/assets/types.js';
@@ -11,8 +12,8 @@ import { BASE_USDC } from '../../support/fixtures.js';
 
 const ADDRESS = '0x00000000000000000000000000000000000000d1';
 
-function fakeChain() {
-  const kv = new Map<string, string>();
+function fakeChain(opts: { kv?: Map<string, string>; now?: () => number } = {}) {
+  const kv = opts.kv ?? new Map<string, string>();
   const told: Array<{ orderId: string; command: OrderDeposit | OrderDepositVanished }> = [];
   const state = {
     height: 10,
@@ -47,9 +48,11 @@ function fakeChain() {
       if (state.failTell) throw new Error('bus down');
       told.push({ orderId, command });
     },
+    cursorEveryMs: 30_000,
+    ...(opts.now && { now: opts.now }),
   });
   const cursor = (name: 'seen' | 'confirmed') => Number(kv.get(`deposit-cursor|base:${name}`) ?? '0');
-  return { feed, state, told, cursor };
+  return { feed, state, told, cursor, kv };
 }
 
 const dep = (txId: string, block: number): Deposit => ({
@@ -94,7 +97,8 @@ describe('deposit feed: reorgs', () => {
     state.failTell = false;
     await feed.poll();
     expect(told.filter((t) => t.command.type === 'deposit.vanished').map((t) => t.command.txId)).toEqual(['0xaa']);
-    expect([cursor('seen'), cursor('confirmed')]).toEqual([10, 8]);
+    // The rewind is stored; the new blocks read after it held no deposit, so they move the cursors in memory only.
+    expect([cursor('seen'), cursor('confirmed')]).toEqual([3, 3]);
     expect(state.scans.at(-2)).toEqual([4, 10]);
     expect(state.scans.at(-1)).toEqual([4, 8]);
   });
@@ -156,5 +160,71 @@ describe('deposit feed: chains are polled together', () => {
     await expect(feed.poll()).rejects.toThrow('base node down');
     expect(kv.get('deposit-cursor|base:confirmed')).toBeUndefined();
     expect(kv.get('deposit-cursor|arbitrum:confirmed')).toBe('5');
+  });
+});
+
+describe('deposit feed: cursors over empty blocks', () => {
+  it('a cursor moved over empty blocks is stored every cursorEveryMs; one whose pass told a deposit is stored at once', async () => {
+    let t = 0;
+    const { feed, state, told, cursor } = fakeChain({ now: () => t });
+    await feed.register('base', ADDRESS, 'o-1', BASE_USDC as AssetId);
+    await feed.poll(); // the first cursor of this feed is stored
+    expect([cursor('seen'), cursor('confirmed')]).toEqual([10, 8]);
+    state.height = 15;
+    t = 29_999;
+    await feed.poll();
+    expect(state.scans.slice(-2)).toEqual([[11, 15], [9, 13]]);
+    expect([cursor('seen'), cursor('confirmed')]).toEqual([10, 8]);
+    state.height = 16;
+    t = 30_000;
+    await feed.poll();
+    expect([cursor('seen'), cursor('confirmed')]).toEqual([16, 14]);
+    // A deposit mined in block 17: the seen pass tells it and stores its cursor at once, the confirmed one waits.
+    state.deposits = [dep('0xaa', 17)];
+    state.height = 17;
+    t = 30_001;
+    await feed.poll();
+    expect(told.map((x) => x.command.txId)).toEqual(['0xaa']);
+    expect([cursor('seen'), cursor('confirmed')]).toEqual([17, 14]);
+  });
+
+  it('stop stores what was read; a feed started again on the same store scans on from there and tells nothing twice', async () => {
+    let t = 0;
+    const first = fakeChain({ now: () => t });
+    await first.feed.register('base', ADDRESS, 'o-1', BASE_USDC as AssetId);
+    first.state.deposits = [dep('0xaa', 9)];
+    await first.feed.poll();
+    first.state.height = 20;
+    t = 1_000;
+    await first.feed.poll();
+    // Blocks 11..20 held nothing for the seen pass; the confirmed pass (9..18) told the deposit of block 9.
+    expect([first.cursor('seen'), first.cursor('confirmed')]).toEqual([10, 18]);
+    await first.feed.stop();
+    expect([first.cursor('seen'), first.cursor('confirmed')]).toEqual([20, 18]);
+
+    const second = fakeChain({ kv: first.kv, now: () => t });
+    second.state.height = 20;
+    second.state.deposits = first.state.deposits;
+    await second.feed.poll();
+    expect(second.state.scans).toEqual([]);
+    expect(second.told).toEqual([]);
+  });
+
+  it('a feed lost without stop (a crash): the next one scans the empty blocks again from the stored cursor, and misses no deposit', async () => {
+    let t = 0;
+    const first = fakeChain({ now: () => t });
+    await first.feed.register('base', ADDRESS, 'o-1', BASE_USDC as AssetId);
+    await first.feed.poll();
+    first.state.height = 20;
+    t = 1_000;
+    await first.feed.poll(); // blocks 11..20 read in memory only, then the process dies
+
+    const second = fakeChain({ kv: first.kv, now: () => t });
+    second.state.height = 21;
+    second.state.deposits = [dep('0xbb', 21)];
+    await second.feed.poll();
+    expect(second.state.scans).toEqual([[11, 21], [9, 19]]);
+    expect(second.told.map((x) => [x.command.type, x.command.txId])).toEqual([['deposit', '0xbb']]);
+    expect([second.cursor('seen'), second.cursor('confirmed')]).toEqual([21, 19]);
   });
 });
