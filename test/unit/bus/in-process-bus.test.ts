@@ -23,6 +23,9 @@ describe('In-process bus: a reply is handed over as the actor built it, frozen',
       (got as { status: string }).status = 'completed';
     }).toThrow(TypeError);
     expect(() => held.steps.push({ n: 2n })).toThrow(TypeError);
+    expect(() => {
+      held.steps[0]!.n = 2n; // an object inside an array is frozen too
+    }).toThrow(TypeError);
     expect(held).toEqual({ status: 'awaiting_deposit', steps: [{ n: 1n }] });
     await bus.close();
   });
