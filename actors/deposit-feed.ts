@@ -5,10 +5,10 @@
 // On a chain whose blocks can be replaced (a real one), every poll first asks whether the blocks read so far were: on
 // a reorg both cursors rewind below the first replaced block, each order owning a deposit that left the chain hears
 // `deposit.vanished` (at least once; the order deduplicates), and the passes scan the new blocks.
-// A cursor is stored at once when its pass read a deposit; over empty blocks it moves in memory and is stored every
+// A cursor is stored at once when its pass told an order a deposit; otherwise it moves in memory and is stored every
 // `cursorEveryMs` (and on stop), so an idle service makes a durable write every half minute instead of every poll. A
-// restart, or another worker taking the feed over, scans again the empty blocks read since: nothing is told twice
-// for them, and nothing is missed, since the stored cursor never passes a block it has not delivered.
+// restart, or another worker taking the feed over, scans again the blocks read since, which told nobody anything:
+// nothing is told twice, and nothing is missed, since the stored cursor never passes a block it has not delivered.
 import type { AssetId, ChainName } from '../src/assets/types.js';
 import { CHAIN_NAMES } from '../src/assets/types.js';
 import type { Deposit, DepositWatcher } from '../src/chains/types.js';

@@ -17,9 +17,8 @@ export interface InProcessBusOptions {
 }
 
 /** Freezes a JSON-like value and everything in it; a frozen object is taken as frozen all through (its maker froze
- *  it with this). */
-// Walked by index over Object.keys: Object.values on an object just frozen costs about five times as much (a quote
-// with its candidates, 263 objects: ~35 against ~160 µs).
+ *  it with this). Walked by index over `Object.keys`: `Object.values` of an object just frozen costs about five times
+ *  as much (a quote with its candidates, 263 objects: ~35 against ~160 µs). */
 function deepFreeze<T>(value: T): T {
   if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
   Object.freeze(value);
