@@ -57,8 +57,9 @@ export function createDepositFeed(deps: DepositFeedDeps): DepositFeed {
   const { chains, store, logger } = deps;
   const cursorEveryMs = deps.cursorEveryMs ?? CURSOR_EVERY_MS;
   const now = deps.now ?? (() => performance.now());
-  /** Per cursor key: the last block read, the block last stored and when (null: not stored by this feed yet). */
-  const cursors = new Map<string, { block: number; stored: number | null; storedAt: number }>();
+  /** Per cursor key: the last block read, the block in the store, and when this feed stored it (-Infinity: not yet,
+   *  so its first move is stored at once). */
+  const cursors = new Map<string, { block: number; stored: number; storedAt: number }>();
   let running: Promise<void> | null = null;
   let timer: NodeJS.Timeout | null = null;
 
@@ -91,18 +92,22 @@ export function createDepositFeed(deps: DepositFeedDeps): DepositFeed {
     return owner ? (JSON.parse(owner) as { orderId: string; asset: AssetId }) : null;
   }
 
-  /** The last block a pass has read: its stored cursor, or further in memory over empty blocks. */
+  /** The last block a pass has read: the stored cursor, read once after the feed starts, then kept in memory (every
+   *  move goes through moveCursor). */
   async function cursorOf(key: string): Promise<number> {
+    const known = cursors.get(key);
+    if (known) return known.block;
     const stored = Number((await store.getKey(CURSORS, key)) ?? '0');
-    return Math.max(stored, cursors.get(key)?.block ?? 0);
+    cursors.set(key, { block: stored, stored, storedAt: -Infinity });
+    return stored;
   }
 
-  /** Moves a cursor to `block`: stored now when `durable` or when it was last stored cursorEveryMs ago (or never). */
+  /** Moves a cursor (read by cursorOf first) to `block`: stored now when `durable` or when this feed last stored it
+   *  cursorEveryMs ago or never. */
   async function moveCursor(key: string, block: number, durable: boolean): Promise<void> {
-    const c = cursors.get(key) ?? { block, stored: null, storedAt: 0 };
+    const c = cursors.get(key)!;
     c.block = block;
-    cursors.set(key, c);
-    if (durable || c.stored === null || now() - c.storedAt >= cursorEveryMs) {
+    if (durable || now() - c.storedAt >= cursorEveryMs) {
       await store.putKey(CURSORS, key, String(block));
       c.stored = block;
       c.storedAt = now();

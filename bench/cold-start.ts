@@ -14,6 +14,7 @@ import { createLogger } from '../src/log.js';
 import type { Quote } from '../src/quotes/types.js';
 import { createEmbeddedService } from '../src/service.js';
 import { encodeJson } from '../src/store/codec.js';
+import { median } from './cluster-common.js';
 
 const TRIALS = Number(process.env.BENCH_TRIALS ?? 15);
 const GAPS_MS = [1, 5, 50, 1_500];
@@ -29,7 +30,6 @@ const work: Record<string, () => unknown> = {
   'encodeJson': () => encodeJson(quote),
 };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 const timed = (f: () => unknown) => {
   const t = performance.now();
   f();
