@@ -73,7 +73,8 @@ export function familyBOpenApi(): JsonSchema {
             '`minOut` = estimatedOut × (10000 − ROUTER_MAX_SLIPPAGE_BPS) / 10000, rounded down, and binds: a route re-priced below ' +
             'it refunds (reason `slippage`). Idempotency: the same `idempotencyKey` with the same body answers the same order ' +
             '(201 first, 200 after); another body → 409. Without a key, the same quote with the same body answers its order ' +
-            '(200); other addresses or terms → 409. In `token` mode every creation answer (first or replayed) carries `refundToken`.',
+            '(200); other addresses or terms → 409. In `token` mode the first answer carries `refundToken`, and so does a repeat with the order\'s `idempotencyKey`; a ' +
+            'repeat without a key does not (its body can be rebuilt from public answers).',
           parameters: [requestIdParam],
           requestBody: { required: true, content: { 'application/json': { schema: ref('OrderRequest'), example: {
             quoteId: '0b6f8c1e-2f4a-4c1d-9a57-6d1e0e3b9f10', fromAddress: '0x9858EfFD232B4033E47d90003D41EC34EcaEda94',

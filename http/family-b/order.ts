@@ -116,7 +116,7 @@ export function postOrderB(deps: BOrderDeps): Koa.Middleware {
           throw new BError(409, 'conflict', '`idempotencyKey` was already used with another request body.', { orderId: existing.id });
         }
         log.info({ order_id: existing.id }, 'order returned again (idempotency key)');
-        return answer(ctx, 200, existing, quote, amountFormat, deps.secret);
+        return answer(ctx, 200, existing, quote, amountFormat, deps.secret, true);
       }
     }
     const { orderId, order } = await orderFromQuote(deps, named, quote, { orderId: proposed, toAddress, refundAddress, terms }, opts);
@@ -125,13 +125,25 @@ export function postOrderB(deps: BOrderDeps): Koa.Middleware {
     }
     const created = orderId === proposed;
     log.info({ order_id: orderId, quote_id: quoteId, repeat: !created }, created ? 'order created' : 'order returned again');
-    answer(ctx, created ? 201 : 200, order, quote, amountFormat, deps.secret);
+    // A repeat without a key shows the order without its refund token: every field of such a body can be read back
+    // from public answers (the order's GET, the orders list), so the body proves nothing about who sent it.
+    answer(ctx, created ? 201 : 200, order, quote, amountFormat, deps.secret, created);
   };
 }
 
-function answer(ctx: Koa.Context, status: number, order: OrderView, quote: Quote, amountFormat: 'readable' | 'raw', secret: GatewaySecret): void {
+/** `showToken`: the answer may carry the refund token, to the request that created the order or to a repeat that
+ *  holds its idempotency key, the one part of a request that no answer shows. */
+function answer(
+  ctx: Koa.Context,
+  status: number,
+  order: OrderView,
+  quote: Quote,
+  amountFormat: 'readable' | 'raw',
+  secret: GatewaySecret,
+  showToken: boolean,
+): void {
   if (order.depositAddress === '') throw new Unavailable(`order ${order.id} has no deposit address yet`);
-  const refundToken = order.terms.refundAuthorization?.mode === 'token' ? secret.tokenFor(order.id) : undefined;
+  const refundToken = showToken && order.terms.refundAuthorization?.mode === 'token' ? secret.tokenFor(order.id) : undefined;
   ctx.status = status;
   ctx.set('Location', `/order/${order.id}`);
   ctx.body = rendered(() => renderBOrder(order, quote, { amountFormat, orderType: orderTypeOf(order.quoteId), ...(refundToken ? { refundToken } : {}) }));

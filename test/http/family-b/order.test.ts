@@ -71,9 +71,9 @@ describe('refundMode evmSignature (default) needs an EVM refundAuthorizer; token
     const bad = await h.order(await orderBody({ refundAuthorizer: 'bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu' }));
     expect(bad.status).toBe(400);
   });
-  it('token with an authorizer → 400; without → refundToken = rgt_ + HMAC(secret, orderId), the same on a replay', async () => {
+  it('token with an authorizer → 400; without → refundToken = rgt_ + HMAC(secret, orderId), the same on a replay with the idempotency key', async () => {
     expect((await h.order(await orderBody({ refundMode: 'token' }))).status).toBe(400);
-    const body = await orderBody({ refundMode: 'token', refundAuthorizer: null });
+    const body = await orderBody({ refundMode: 'token', refundAuthorizer: null, idempotencyKey: 'token-key-0000000001' });
     const r = await h.order(body);
     expect(r.status).toBe(201);
     expect(r.body.refundToken).toBe(tokenOf(r.body.orderId));
@@ -84,6 +84,27 @@ describe('refundMode evmSignature (default) needs an EVM refundAuthorizer; token
     // Only creation answers carry it.
     expect((await h.get(r.body.orderId)).body).not.toHaveProperty('refundToken');
     expect(JSON.stringify(h.logs)).not.toContain(r.body.refundToken);
+  });
+
+  it('a repeat without an idempotency key, its body rebuilt from the order\'s public GET, answers the order without its refundToken', async () => {
+    const body = await orderBody({ refundMode: 'token', refundAuthorizer: null });
+    const r = await h.order(body);
+    expect(r.status).toBe(201);
+    expect(r.body.refundToken).toBe(tokenOf(r.body.orderId));
+    const seen = (await h.get(r.body.orderId)).body;
+    const rebuilt = {
+      quoteId: seen.quoteId,
+      fromAddress: seen.fromAddress,
+      toAddress: seen.toAddress,
+      refundAddress: seen.refundAddress,
+      refundMode: seen.refundMode,
+      refundAuthorizer: null,
+    };
+    const again = await h.order(rebuilt);
+    expect(again.status).toBe(200);
+    expect(again.body.orderId).toBe(r.body.orderId);
+    expect(again.body).not.toHaveProperty('refundToken');
+    expect(JSON.stringify(again.body)).not.toContain(r.body.refundToken);
   });
 });
 
