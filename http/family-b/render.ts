@@ -181,13 +181,18 @@ export function renderBOrder(order: OrderView, quote: Quote, o: OrderRenderOptio
     ...(order.amountOut === null ? {} : { amountOut: w.amount(order.amountOut, order.to) }),
   };
   const estimated = quote.route.estimatedAmountOut;
+  // An order made through another family has no slippage guard (its terms carry no minOut): it is written as what
+  // it is, any slippage and no minimum, rather than as a guard at the estimate that nothing enforces.
+  const guard = order.terms.minOut;
+  const maxSlippage = guard === null ? '1' : fractionOfBps(order.terms.maxSlippageBps ?? 0);
+  const minOut = w.amount(guard ?? 0n, order.to);
   if (o.orderType === 'market') {
     return {
       ...head,
       orderType: 'market',
       expectedOut: w.amount(estimated, order.to),
-      maxSlippage: fractionOfBps(order.terms.maxSlippageBps ?? 0),
-      minOut: w.amount(order.terms.minOut ?? estimated, order.to),
+      maxSlippage,
+      minOut,
       maxIn: w.amount(order.fromAmount, order.from),
       expectedSlippage: '0',
     };
@@ -198,8 +203,8 @@ export function renderBOrder(order: OrderView, quote: Quote, o: OrderRenderOptio
     estimatedOut: w.amount(estimated, order.to),
     route: renderLegs(quote.route, o.amountFormat),
     expectedSwapTimeMs: expectedSwapTimeMs(quote.route),
-    maxSlippage: fractionOfBps(order.terms.maxSlippageBps ?? 0),
-    minOut: w.amount(order.terms.minOut ?? estimated, order.to),
+    maxSlippage,
+    minOut,
   };
 }
 

@@ -129,6 +129,8 @@ describe('Idempotency and Family A orders through the service', () => {
     const a = await svc.post('/order', { quote_id: q.body.id, to_address: TO });
     const b = await getB(a.body.id);
     expect(b).toMatchObject({ orderId: a.body.id, orderType: 'market_order', status: 'quoted', refundMode: null, orderAddress: a.body.deposit_address });
+    // Family A orders have no slippage guard, and B says so instead of showing one at the estimate.
+    expect(b).toMatchObject({ maxSlippage: '1', minOut: '0' });
   });
 });
 
