@@ -245,6 +245,15 @@ function filledLeg(ctx: OrderContext, output: StepResult, unwind: boolean): LegR
   };
 }
 
+/**
+ * The events that end a wait that is due by their instant: the durable timer, and a deposit. The deposit feed and the
+ * timers poll on their own, so a deposit can reach an order after its deadline (or its durable cancel) but before the
+ * wake-up that ends it; the order then ends as the wake-up would have ended it and records the deposit after, as late.
+ */
+function dueBy(event: OrderEvent): event is Extract<OrderEvent, { type: 'wake' | 'deposit' }> {
+  return event.type === 'wake' || event.type === 'deposit';
+}
+
 /** The delivery's cost: the quoted one, or (exact output) all the route returned above the promised amount, so the
  *  destination receives exactly that amount. */
 function deliveryCostOf(ctx: OrderContext): bigint {
@@ -388,12 +397,14 @@ export const orderMachine = setup({
     freshAuthorization: ({ context, event }) =>
       event.type === 'unwind' && (event.authorization === undefined || !context.authorizations.includes(event.authorization)),
     freshAndNothingConverted: and(['freshAuthorization', 'nothingConverted']),
-    cancelDue: ({ context, event }) => event.type === 'wake' && context.terms.cancelAfter !== null && event.at >= context.terms.cancelAfter,
+    /** The durable cancel is due by this wake-up, or by the time this deposit arrives (see `dueBy`). */
+    cancelDue: ({ context, event }) => dueBy(event) && context.terms.cancelAfter !== null && event.at >= context.terms.cancelAfter,
     slippageGuarded: ({ context, event }) =>
       context.terms.minOut !== null && 'output' in event && (event.output as StepResult).status === 'halted' && (event.output as { shortfall?: boolean }).shortfall === true,
     belowMinOut: ({ context }) =>
       context.terms.minOut !== null && context.legs.at(-1)!.amountOut - context.route.delivery.executionCost < context.terms.minOut,
-    deadlinePassed: ({ context, event }) => event.type === 'wake' && event.at >= context.depositDeadline,
+    /** The deposit deadline has passed by this wake-up, or by the time this deposit arrives (see `dueBy`). */
+    deadlinePassed: ({ context, event }) => dueBy(event) && event.at >= context.depositDeadline,
     retryDue: ({ context, event }) => event.type === 'wake' && context.retryAt !== null && event.at >= context.retryAt,
     refundRetryDue: ({ context, event }) => event.type === 'wake' && context.refundRetryAt !== null && event.at >= context.refundRetryAt,
     overLimit: ({ context }) => context.policy.maxAmountIn !== null && sum(context.deposits) > context.policy.maxAmountIn,
@@ -506,6 +517,8 @@ export const orderMachine = setup({
           entry: { type: 'mark', params: { status: 'awaiting_deposit' } },
           on: {
             deposit: [
+              { guard: 'deadlinePassed', target: 'expired', actions: [{ type: 'close', params: { reason: null } }, 'recordDeposit'] },
+              { guard: 'cancelDue', target: 'refunded', actions: [{ type: 'close', params: { reason: 'cancelled' } }, 'recordDeposit'] },
               { guard: 'reachesAmount', target: 'funded', actions: 'recordDeposit' },
               { guard: 'newDeposit', target: 'underfunded', actions: 'recordDeposit' },
             ],
@@ -522,6 +535,8 @@ export const orderMachine = setup({
           entry: { type: 'mark', params: { status: 'underfunded' } },
           on: {
             deposit: [
+              { guard: 'deadlinePassed', target: 'refunding.underfunded', actions: [{ type: 'close', params: { reason: 'underfunded' } }, 'recordDeposit'] },
+              { guard: 'cancelDue', target: 'refunding.cancelled', actions: [{ type: 'close', params: { reason: 'cancelled' } }, 'recordDeposit'] },
               { guard: 'reachesAmount', target: 'funded', actions: 'recordDeposit' },
               { guard: 'depositNews', actions: 'recordDeposit' },
             ],
@@ -551,6 +566,8 @@ export const orderMachine = setup({
             unwind: { guard: 'freshAuthorization', target: 'refunding.cancelled', actions: { type: 'close', params: { reason: 'cancelled' } } },
             // Funded but not yet confirmed when the client's cancelAfter passes: cancelled, refunded once confirmed.
             wake: { guard: 'cancelDue', target: 'refunding.cancelled', actions: { type: 'close', params: { reason: 'cancelled' } } },
+            // The same when the confirmations (or another deposit) arrive after cancelAfter but before its wake-up.
+            deposit: { guard: 'cancelDue', target: 'refunding.cancelled', actions: [{ type: 'close', params: { reason: 'cancelled' } }, 'recordDeposit'] },
           },
           always: [
             {

@@ -62,8 +62,8 @@ const EFFECT = {
   paying: effectOf('refunds.paying'),
 };
 const done = (effect: string, output: unknown) => ({ type: `xstate.done.actor.${effect}`, output });
-const deposit = (txId: string, amount: bigint, confirmations: number) =>
-  ({ type: 'deposit', txId, from: SENDER, amount, confirmations, required: 1, at: AT }) as const;
+const deposit = (txId: string, amount: bigint, confirmations: number, at = AT) =>
+  ({ type: 'deposit', txId, from: SENDER, amount, confirmations, required: 1, at }) as const;
 
 const DEPOSITS = {
   full: deposit('tx-full', AMOUNT, 1),
@@ -74,6 +74,8 @@ const DEPOSITS = {
   overpayment: deposit('tx-over', AMOUNT + AMOUNT / 5n, 1),
   'over the limit': deposit('tx-big', 2n * AMOUNT, 1),
   extra: deposit('tx-extra', 5_000_000n, 1),
+  // Told after the deposit deadline (and Family B's cancel) but before the wake-up that ends the wait: it funds nothing.
+  'full, after the deadline': deposit('tx-after', AMOUNT, 1, AT + DEPOSIT_WINDOW_MS),
 };
 // A reorg removing a deposit's transaction, per deposit of DEPOSITS.
 const VANISHED = Object.fromEntries(
@@ -256,6 +258,8 @@ function leafStates(node = orderMachine.root, prefix = ''): string[] {
 /** Replays one event of a path as what causes it at the host: a message, a clock move, or an effect finishing. */
 async function replay(host: OrderHost, e: EventObject & Record<string, unknown>, terms: OrderTerms | undefined): Promise<void> {
   if (e.type === 'deposit') {
+    // A deposit told after the deadline: the host's clock reaches the deadline, and no wake-up fires before it.
+    if (e.at === DEPOSITS['full, after the deadline'].at) host.clock.set((await host.load(ID)).context.depositDeadline);
     const r = await host.deposit(ID, { txId: e.txId as string, from: e.from as string, amount: e.amount as bigint, confirmations: e.confirmations as number, required: e.required as number });
     expect(r.ok).toBe(true);
     return;

@@ -88,6 +88,37 @@ describe('A deposit that arrives late is recorded on the order and refunded once
   });
 });
 
+describe('deposit_deadline: the instant after which deposits are no longer watched and the order expires', () => {
+  it('a full deposit told after the deadline, before the deadline\'s wake-up fires: expired, refunded as late, never executed', async () => {
+    const host = orderHost({ policy: DEFAULT_POLICY });
+    await host.create(ID, QUOTE, TO);
+    host.clock.set((await host.load(ID)).context.depositDeadline + 1);
+    await deposit(host, OWNER, AMOUNT);
+    const o = await runToRest(host);
+    const v = await view(host);
+    expect(v.status).toBe('expired');
+    expect(v.refunds.map((r) => [r.reason, r.amount, r.to])).toEqual([['late_deposit', AMOUNT - REFUND_COST, OWNER]]);
+    expect(o.context.legs).toEqual([]);
+    expect(host.market.fills).toEqual([]);
+    await host.close();
+  });
+
+  it('a top-up told after the deadline does not complete an underfunded order: what arrived in time is refunded as underfunded, the top-up as late', async () => {
+    const host = orderHost({ policy: DEFAULT_POLICY });
+    await host.create(ID, QUOTE, TO);
+    await deposit(host, OWNER, AMOUNT / 2n, 1, 'tx-half');
+    host.clock.set((await host.load(ID)).context.depositDeadline);
+    await deposit(host, OWNER, AMOUNT / 2n, 1, 'tx-rest');
+    const o = await runToRest(host);
+    const v = await view(host);
+    expect(v.closeReason).toBe('underfunded');
+    expect(v.refunds.map((r) => r.reason).sort()).toEqual(['late_deposit', 'underfunded']);
+    expect(o.context.deposits.map((d) => [d.txId, d.late])).toEqual([['tx-half', false], ['tx-rest', true]]);
+    expect(host.market.fills).toEqual([]);
+    await host.close();
+  });
+});
+
 describe('A step\'s input never sits in a venue pool when the venue refuses, halts or stalls', () => {
   it('a halted venue: frozen, the funds named at the deposit address, no pool holds any', async () => {
     const host = orderHost({ policy: DEFAULT_POLICY });
@@ -342,6 +373,22 @@ describe('Family B terms: minOut is binding, cancelAfter is a durable cancel, ea
     v = await view(host);
     expect(v.status).toBe('expired');
     expect(v.refunds.map((r) => r.reason)).toEqual(['cancelled']);
+    await host.close();
+  });
+
+  it('cancelAfter has passed when the confirmation arrives, before its wake-up fires: cancelled, never executed', async () => {
+    const host = orderHost({ policy: DEFAULT_POLICY });
+    const cancelAfter = HOST_START + 3_600_000;
+    await host.create(ID, QUOTE, TO, null, terms({ cancelAfter }));
+    await deposit(host, OWNER, AMOUNT, 0);
+    host.clock.set(cancelAfter + 1);
+    await deposit(host, OWNER, AMOUNT, 1, `tx-${tx}`); // the same deposit confirms; the cancel's wake-up has not fired
+    const o = await runToRest(host);
+    const v = await view(host);
+    expect([v.status, v.closeReason]).toEqual(['expired', 'cancelled']);
+    expect(v.refunds.map((r) => [r.reason, r.amount])).toEqual([['cancelled', AMOUNT - REFUND_COST]]);
+    expect(o.context.legs).toEqual([]);
+    expect(host.market.fills).toEqual([]);
     await host.close();
   });
 
