@@ -173,6 +173,9 @@ export interface QuoteBackInput {
   from: AssetId;
   to: AssetId;
   amountIn: bigint;
+  /** The order's venue lists, inherited from its quote: the way back honours them as the way there did. */
+  allowlist: VenueId[];
+  blocklist: VenueId[];
 }
 
 export const ORDER_EFFECTS = {
@@ -743,7 +746,14 @@ export const orderMachine = setup({
               tags: [EFFECT],
               invoke: {
                 src: ORDER_EFFECTS.quoteBack,
-                input: ({ context }) => ({ orderId: context.id, from: context.legs.at(-1)!.to, to: context.route.from, amountIn: context.legs.at(-1)!.amountOut }),
+                input: ({ context }) => ({
+                  orderId: context.id,
+                  from: context.legs.at(-1)!.to,
+                  to: context.route.from,
+                  amountIn: context.legs.at(-1)!.amountOut,
+                  allowlist: context.allowlist,
+                  blocklist: context.blocklist,
+                }),
                 onDone: [
                   {
                     guard: ({ event }) => event.output.route === null,

@@ -92,7 +92,8 @@ export function orderEffects(deps: OrderEffectDeps) {
     [ORDER_EFFECTS.quoteBack]: fromPromise<QuoteBackResult, QuoteBackInput>(async ({ input: q }) => {
       if (!deps.router) return { route: null, error: 'This host has no router to quote the way back.', at: clock.now() };
       try {
-        const r = await deps.router.route({ from: q.from, to: q.to, amountIn: q.amountIn, mode: 'optimal', allowlist: [], blocklist: [] });
+        // A snapshot stored by a build whose input had no venue lists restarts this effect without them.
+        const r = await deps.router.route({ from: q.from, to: q.to, amountIn: q.amountIn, mode: 'optimal', allowlist: q.allowlist ?? [], blocklist: q.blocklist ?? [] });
         return { route: r.best, error: r.best ? null : 'No venue could quote the way back.', at: clock.now() };
       } catch (err) {
         return { route: null, error: message(err), at: clock.now() };

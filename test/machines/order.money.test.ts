@@ -243,6 +243,23 @@ describe('Unwinding a stalled or frozen order', () => {
     await host.close();
   });
 
+  it('the way back is priced with the venue_blocklist and allowlist the order inherited from its quote', async () => {
+    const host = orderHost({ policy: DEFAULT_POLICY });
+    const listed: typeof QUOTE = { ...QUOTE, request: { ...QUOTE.request, blocklist: ['chainflip', 'relay'] } };
+    await host.create(ID, listed, TO);
+    await deposit(host, OWNER, AMOUNT);
+    host.market.script(`${ID}:1`, { status: 'failing', error: 'down' });
+    let o = await runToRest(host);
+    await host.fireAt(o.context.retryAt!);
+    await runToRest(host);
+    await host.unwind(ID);
+    o = await runToRest(host);
+    expect(host.routeRequests).toEqual([expect.objectContaining({ to: QUOTE.route.from, allowlist: [], blocklist: ['chainflip', 'relay'] })]);
+    expect((await view(host)).status).toBe('expired');
+    expectBalanced(host, o);
+    await host.close();
+  });
+
   it('stalled after one step: the converted funds are swapped back through the router and refunded', async () => {
     const host = orderHost({ policy: DEFAULT_POLICY });
     await host.create(ID, QUOTE, TO);

@@ -27,7 +27,7 @@ import { createLogger } from '../../src/log.js';
 import { FEES_ACCOUNT, holdingAccount, holdings } from '../../src/orders/money.js';
 import type { OrderTerms } from '../../src/orders/types.js';
 import type { Quote } from '../../src/quotes/types.js';
-import type { PricedRoute } from '../../src/routing/types.js';
+import type { PricedRoute, RouteRequest } from '../../src/routing/types.js';
 import { roundTrip } from '../../src/store/codec.js';
 import { openSqliteStore } from '../../src/store/sqlite-store.js';
 import type { ActorStore } from '../../src/store/types.js';
@@ -237,6 +237,8 @@ export interface OrderHost {
   unwind(id: string, authorization?: string): Promise<Reply>;
   /** What the router answers when an unwind quotes the way back (default: a 1:1 one-step route, cost 1 000). */
   scriptRouteBack(answer: 'route' | 'none'): void;
+  /** Every request the router was asked, in order (the ways back of unwinds). */
+  routeRequests: RouteRequest[];
   load(id: string): Promise<StoredOrder>;
   close(): Promise<void>;
 }
@@ -281,6 +283,7 @@ export function orderHost(opts: { policy?: Partial<OrderPolicy>; alwaysReplay?: 
   let allowance = 0;
   let allowed: OrderEffect | null = null;
   let routeBackAnswer: 'route' | 'none' = 'route';
+  const routeRequests: RouteRequest[] = [];
   // Per txId: the arrivals reversed so far (a deposit mined again after it vanished arrives under a new key).
   const reversals = new Map<string, number>();
   const arrivalKey = (txId: string) => ((reversals.get(txId) ?? 0) === 0 ? `deposit:${txId}` : `deposit:${txId}:${reversals.get(txId)}`);
@@ -291,11 +294,14 @@ export function orderHost(opts: { policy?: Partial<OrderPolicy>; alwaysReplay?: 
     chains: { transfer: (t) => ledger.transfer(t) },
     market,
     router: {
-      route: async (req) => ({
-        best: routeBackAnswer === 'route' ? routeBack(req.from, req.to, req.amountIn) : null,
-        refundCost: REFUND_COST,
-        audit: { singleHop: [], multiHop: { paths: 0, complete: true, hops: null, attempts: [], routes: [], setupError: null } },
-      }),
+      route: async (req) => {
+        routeRequests.push(req);
+        return {
+          best: routeBackAnswer === 'route' ? routeBack(req.from, req.to, req.amountIn) : null,
+          refundCost: REFUND_COST,
+          audit: { singleHop: [], multiHop: { paths: 0, complete: true, hops: null, attempts: [], routes: [], setupError: null } },
+        };
+      },
     },
     vaults: {
       async issue(chain) {
@@ -393,6 +399,7 @@ export function orderHost(opts: { policy?: Partial<OrderPolicy>; alwaysReplay?: 
     scriptRouteBack(answer) {
       routeBackAnswer = answer;
     },
+    routeRequests,
     async finishEffect(id, effect) {
       const before = await load(id);
       const wake = orderWakeUp(orderMachine.resolveState({ value: before.value as never, context: before.context }));
