@@ -32,6 +32,10 @@ export function discriminated(
 }
 
 /** The `/health` and `/openapi.json` path items of a family's document. */
+function withoutKey<T>(record: Record<string, T>, key: string): Record<string, T> {
+  return Object.fromEntries(Object.entries(record).filter(([k]) => k !== key));
+}
+
 export function healthAndOpenApiPaths(family: string, requestIdHeader: JsonSchema, commonErrors: Record<string, unknown>): Record<string, unknown> {
   const ok = (description: string, type: string, schema: JsonSchema) => ({
     description,
@@ -43,7 +47,8 @@ export function healthAndOpenApiPaths(family: string, requestIdHeader: JsonSchem
       get: {
         operationId: 'health',
         summary: 'Liveness.',
-        responses: { '200': ok('`ok` while the service is serving.', 'text/plain; charset=utf-8', { type: 'string', const: 'ok' }), ...commonErrors },
+        // Never rate limited (a liveness probe must not be refused for the caller's other traffic).
+        responses: { '200': ok('`ok` while the service is serving.', 'text/plain; charset=utf-8', { type: 'string', const: 'ok' }), ...withoutKey(commonErrors, '429') },
       },
     },
     '/openapi.json': {

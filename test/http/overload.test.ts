@@ -138,13 +138,19 @@ describe('Per-client rate limit: a token bucket per remote address answers 429 w
       // The bucket is per address, shared by the families: wait until it is full again.
       await new Promise((r) => setTimeout(r, 3100));
       const url = urlOf(svc, family);
-      for (let i = 0; i < 3; i++) expect((await fetch(`${url}/openapi.json`)).status).toBe(200);
+      const first = await fetch(`${url}/openapi.json`);
+      expect(first.status).toBe(200);
+      for (let i = 0; i < 2; i++) expect((await fetch(`${url}/openapi.json`)).status).toBe(200);
       const limited = await postQuote(svc, family);
       expect(limited.status).toBe(429);
       expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
       expect(Number(limited.headers.get('retry-after'))).toBeLessThanOrEqual(1);
       expectEnvelope(family, limited.body, 'rate_limited');
       for (let i = 0; i < 5; i++) expect((await fetch(`${url}/health`)).status).toBe(200);
+      // ... and the family's OpenAPI document says so: 429 for the quote, not for /health.
+      const doc = (await first.json()) as { paths: Record<string, Record<string, { responses: object }>> };
+      expect(Object.keys(doc.paths['/quote']!.post!.responses)).toContain('429');
+      expect(Object.keys(doc.paths['/health']!.get!.responses)).not.toContain('429');
     }, 30_000);
   }
 });
