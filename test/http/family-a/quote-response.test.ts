@@ -90,6 +90,12 @@ describe('Quote (2.2): "format of every amount and asset name in the response"',
     expect(q.expires_at).toBe(new Date(QUOTED_AT + QUOTE_VALIDITY_MS).toISOString());
     expect(q.expires_at).toBe('2026-11-22T10:10:00.000Z');
   });
+
+  it('`from_amount` is echoed in `format` as the same amount in its canonical form, not the client\'s text', async () => {
+    expect((await h.post(validBody({ from_amount: '02500' }))).body.from_amount).toBe('2500');
+    expect((await h.post(validBody({ from_amount: '2500.100000' }))).body.from_amount).toBe('2500.1');
+    expect((await h.post(validBody({ format: 'raw', from_amount: '0002500000000' }))).body.from_amount).toBe('2500000000');
+  });
 });
 
 describe('Quote (2.2): "route — present only when `return_full_route` was set"', () => {
