@@ -31,11 +31,11 @@ export function discriminated(
   };
 }
 
-/** The `/health` and `/openapi.json` path items of a family's document. */
 function withoutKey<T>(record: Record<string, T>, key: string): Record<string, T> {
   return Object.fromEntries(Object.entries(record).filter(([k]) => k !== key));
 }
 
+/** The `/health` and `/openapi.json` path items of a family's document. */
 export function healthAndOpenApiPaths(family: string, requestIdHeader: JsonSchema, commonErrors: Record<string, unknown>): Record<string, unknown> {
   const ok = (description: string, type: string, schema: JsonSchema) => ({
     description,
