@@ -31,12 +31,10 @@ export function discriminated(
   };
 }
 
-function withoutKey<T>(record: Record<string, T>, key: string): Record<string, T> {
-  return Object.fromEntries(Object.entries(record).filter(([k]) => k !== key));
-}
-
 /** The `/health` and `/openapi.json` path items of a family's document. */
 export function healthAndOpenApiPaths(family: string, requestIdHeader: JsonSchema, commonErrors: Record<string, unknown>): Record<string, unknown> {
+  // `/health` is never rate limited (a liveness probe must not be refused for the caller's other traffic).
+  const { '429': _rateLimited, ...healthErrors } = commonErrors;
   const ok = (description: string, type: string, schema: JsonSchema) => ({
     description,
     headers: { 'X-Request-Id': requestIdHeader },
@@ -47,8 +45,7 @@ export function healthAndOpenApiPaths(family: string, requestIdHeader: JsonSchem
       get: {
         operationId: 'health',
         summary: 'Liveness.',
-        // Never rate limited (a liveness probe must not be refused for the caller's other traffic).
-        responses: { '200': ok('`ok` while the service is serving.', 'text/plain; charset=utf-8', { type: 'string', const: 'ok' }), ...withoutKey(commonErrors, '429') },
+        responses: { '200': ok('`ok` while the service is serving.', 'text/plain; charset=utf-8', { type: 'string', const: 'ok' }), ...healthErrors },
       },
     },
     '/openapi.json': {
