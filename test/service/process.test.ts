@@ -50,7 +50,8 @@ describe('npm start runs the service in embedded mode (no other server needed)',
       expect([200, 422]).toContain(q.status);
       expect(q.headers.get('x-request-id')).toBe('proc-test-1');
       p.child.kill('SIGTERM');
-      const [code] = await once(p.child, 'exit');
+      // 'close', not 'exit': 'exit' can come before the pipes hand over the last lines the process wrote.
+      const [code] = await once(p.child, 'close');
       expect(code).toBe(0);
       const lines = p.out().trim().split('\n').map((l) => JSON.parse(l));
       expect(lines.some((l) => l.req_id === 'proc-test-1')).toBe(true);
@@ -63,7 +64,7 @@ describe('npm start runs the service in embedded mode (no other server needed)',
 
   it('an invalid setting stops the start with a message naming the variable', async () => {
     const p = start({ ROUTER_SIM_LATENCY_SCALE: 'fast' });
-    const [code] = await once(p.child, 'exit');
+    const [code] = await once(p.child, 'close');
     expect(code).toBe(2);
     expect(p.err()).toMatch(/ROUTER_SIM_LATENCY_SCALE/);
   });
