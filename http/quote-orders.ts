@@ -26,6 +26,27 @@ export function quoteNamed(deps: QuoteOrderDeps, named: QuoteField, opts: Reques
   return known(named, () => deps.quotes.get(deps.bus, named.quoteId, opts));
 }
 
+// Which families can order a quote. Family C's quotes carry the client's `slippageBps` (and may be exact output), from
+// which a C order's bounds derive; Families A and B have no terms that honour either, and C's orders have no bounds
+// without them. So C's quotes are ordered through C, and A's and B's through A or B; the other way answers "not a
+// known quote" (each family's own status for it), naming the request's field.
+
+/** The slippage a quote made through Family C was asked with; a quote made elsewhere is refused. */
+export function cSlippageOf(named: QuoteField, quote: Quote): number {
+  const slippageBps = quote.request.slippageBps;
+  if (slippageBps === undefined) throw madeElsewhere(named, 'another API');
+  return slippageBps;
+}
+
+/** Refuses a quote made through Family C, whose slippage and mode Families A and B cannot honour. */
+export function assertNotCQuote(named: QuoteField, quote: Quote): void {
+  if (quote.request.slippageBps !== undefined) throw madeElsewhere(named, 'the typed-currency API (with `slippageBps`)');
+}
+
+function madeElsewhere({ field, quoteId }: QuoteField, where: string): QuoteNotFound {
+  return new QuoteNotFound(`\`${field}\` ${quoteId} is a quote made through ${where}, not POST /quote of this one; quote here first.`);
+}
+
 export function orderFromQuote(deps: QuoteOrderDeps, named: QuoteField, quote: Quote, order: ProposedOrder, opts: RequestOptions): Promise<QuoteOrdered> {
   return known(named, () => deps.bus.request({ kind: 'quote', id: named.quoteId }, { type: 'quote.order', quote, ...order }, opts));
 }

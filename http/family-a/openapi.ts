@@ -59,7 +59,8 @@ export function familyAOpenApi(): JsonSchema {
           description:
             'Repeating the call with the same `quote_id` and the same addresses (compared once normalised, `refund_address` ' +
             'absent = null) answers 201 with the order already created, in its current status. Other addresses for a quote ' +
-            'already used → 409. Checks run in this order: body, unknown quote (400), addresses (400), expiry (410) or binding (409).',
+            'already used → 409. Checks run in this order: body, unknown quote (400; also a quote made through the typed-currency API, ' +
+            'whose slippageBps and exact output this API cannot honour), addresses (400), expiry (410) or binding (409).',
           parameters: [{ $ref: '#/components/parameters/XRequestId' }],
           requestBody: { required: true, content: { 'application/json': { schema: ref('OrderRequest') } } },
           responses: {

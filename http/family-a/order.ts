@@ -8,7 +8,7 @@ import { RefundNotViable, Unavailable } from '../../src/errors.js';
 import type { OrderView } from '../../src/orders/types.js';
 import type { Quote } from '../../src/quotes/types.js';
 import { readJsonBody } from '../json-body.js';
-import { orderFromQuote, quoteNamed } from '../quote-orders.js';
+import { assertNotCQuote, orderFromQuote, quoteNamed } from '../quote-orders.js';
 import { edgeState } from '../request-id.js';
 import { renderOrder } from './render.js';
 import { assertOrderId, assertOrderRequestShape } from './validate.js';
@@ -50,6 +50,7 @@ export function postOrder(deps: OrderRouteDeps): Koa.Middleware {
 
     const named = { field: 'quote_id', quoteId };
     const quote = await quoteNamed(deps, named, opts);
+    assertNotCQuote(named, quote);
     // Checked before binding: a refused address must not use up the quote.
     const toAddress = validateAddress(assetById(quote.request.to).chain, b.to_address, 'to_address');
     const refundAddress =

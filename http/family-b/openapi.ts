@@ -68,7 +68,7 @@ export function familyBOpenApi(): JsonSchema {
           summary: 'Turns a quote into an order with a fresh deposit address.',
           description:
             'Checks in this order: body (400), refund mode (`evmSignature` needs an EVM `refundAuthorizer`; `token` refuses one), ' +
-            'unknown quote (404), addresses for the quote\'s chains (400), `cancelAfter` (only for `market` quotes; future; before ' +
+            'unknown quote (404; also a quote made through the typed-currency API, whose slippageBps this API cannot honour), addresses for the quote\'s chains (400), `cancelAfter` (only for `market` quotes; future; before ' +
             'the deposit deadline; 400), then binding: expired quote 410, quote bound to another order or request 409. ' +
             '`minOut` = estimatedOut × (10000 − ROUTER_MAX_SLIPPAGE_BPS) / 10000, rounded down, and binds: a route re-priced below ' +
             'it refunds (reason `slippage`). Idempotency: the same `idempotencyKey` with the same body answers the same order ' +

@@ -12,7 +12,7 @@ import { InvalidAddress, InvalidRequest, OrderNotFound, RefundNotViable, Unavail
 import type { OrderTerms, OrderView, RefundAuthorization } from '../../src/orders/types.js';
 import type { Quote } from '../../src/quotes/types.js';
 import { readJsonBody } from '../json-body.js';
-import { orderFromQuote, quoteNamed } from '../quote-orders.js';
+import { assertNotCQuote, orderFromQuote, quoteNamed } from '../quote-orders.js';
 import { edgeState } from '../request-id.js';
 import { BError } from './errors.js';
 import { orderTypeOf } from './order-type.js';
@@ -81,6 +81,7 @@ export function postOrderB(deps: BOrderDeps): Koa.Middleware {
 
     const named = { field: 'quoteId', quoteId };
     const quote = await quoteNamed(deps, named, opts);
+    assertNotCQuote(named, quote);
     const orderType = orderTypeOf(quoteId);
     const source = assetById(quote.request.from).chain;
     const toAddress = validateAddress(assetById(quote.request.to).chain, b.toAddress, 'toAddress');

@@ -7,14 +7,14 @@ import type Koa from 'koa';
 import { assetById, CHAINS, validateAddress } from '../../src/assets/index.js';
 import type { Bus } from '../../src/bus/types.js';
 import type { Clock } from '../../src/clock.js';
-import { InvalidRequest, QuoteNotFound, RefundNotViable, Unavailable } from '../../src/errors.js';
+import { InvalidRequest, RefundNotViable, Unavailable } from '../../src/errors.js';
 import type { OrderTerms, OrderView } from '../../src/orders/types.js';
 import type { Quote } from '../../src/quotes/types.js';
 import { BError } from '../family-b/errors.js';
 import { canonicalUuid } from '../family-b/order.js';
 import { rendered } from '../family-b/quote.js';
 import { readJsonBody } from '../json-body.js';
-import { orderFromQuote, quoteNamed } from '../quote-orders.js';
+import { cSlippageOf, orderFromQuote, quoteNamed } from '../quote-orders.js';
 import { edgeState } from '../request-id.js';
 import { executionSteps } from './execution-steps.js';
 import { C_BODY_LIMIT_BYTES } from './quote.js';
@@ -68,10 +68,7 @@ export function postOrderC(deps: COrderDeps): Koa.Middleware {
 
     const named = { field: 'id', quoteId };
     const quote = await quoteNamed(deps, named, opts);
-    const slippageBps = quote.request.slippageBps;
-    if (slippageBps === undefined) {
-      throw new QuoteNotFound(`\`id\` ${quoteId} is a quote made through another API, not POST /quote of this one; quote here first.`);
-    }
+    const slippageBps = cSlippageOf(named, quote);
     const source = assetById(quote.route.from).chain;
     const toAddress = validateAddress(assetById(quote.route.to).chain, b.destinationAddress, 'destinationAddress');
     const refundAddress = validateAddress(source, b.refundAddress, 'refundAddress');

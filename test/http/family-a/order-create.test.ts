@@ -242,6 +242,14 @@ describe('"400 unknown quote"', () => {
     const refused = world.addRefused();
     await expectRefused({ quote_id: refused, to_address: ADDR.evm }, /^`quote_id` .* is not a known quote\.$/);
   });
+  it('a quote made through the typed-currency API (it carries `slippageBps`), whose bounds this family cannot honour', async () => {
+    const quote = world.addQuote();
+    quote.request.slippageBps = 100;
+    await expectRefused(
+      { quote_id: quote.id, to_address: ADDR.evm },
+      `\`quote_id\` ${quote.id} is a quote made through the typed-currency API (with \`slippageBps\`), not POST /quote of this one; quote here first.`,
+    );
+  });
 });
 
 describe('A refund that could not be paid is refused at creation (400), before the quote is bound', () => {

@@ -1,6 +1,6 @@
 // Family C POST /order/market through the real embedded service: the Swap (orderId, quote, executionSteps), steps
 // that decode back to the order's deposit address and amount, the address rules, repeats (201, then 200; other
-// terms → 409), unknown and foreign quotes (404), an expired quote (410), and orders that run to delivery.
+// terms → 409), unknown and foreign quotes (404; A and B refuse this family's quotes in turn), an expired quote (410), and orders that run to delivery.
 import { decodeFunctionData, erc20Abi } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BTC_ADDRESS, CUR, DEST, SENDER, orderBody, quoted, startC, type HarnessC } from './support.js';
@@ -130,6 +130,22 @@ describe('The quote: unknown or made through another family → 404 not_found', 
     const r = await h.order(orderBody(b.body.quoteId));
     expect(r.status).toBe(404);
     expect(r.body.error.message).toMatch(/another API/);
+  });
+});
+
+describe('A quote made here is ordered here: Families A and B refuse it as not a known quote, and it stays unbound', () => {
+  it('an exact-output quote through A → 400, through B → 404 not_found; then through C → 201', async () => {
+    const q = await quoted(h, { type: 'EXACT_OUTPUT', amount: '2000000000', slippageBps: 100 });
+    const message = `is a quote made through the typed-currency API (with \`slippageBps\`), not POST /quote of this one; quote here first.`;
+    const a = await h.svc.post(`${h.svc.url}/order`, { quote_id: q.id, to_address: DEST });
+    expect(a.status).toBe(400);
+    expect(a.body.error).toBe(`\`quote_id\` ${q.id} ${message}`);
+    const b = await h.svc.post(`${h.svc.urlB}/order/market`, { quoteId: q.id, fromAddress: SENDER, toAddress: DEST, refundMode: 'token' });
+    expect(b.status).toBe(404);
+    expect(b.body.error).toMatchObject({ code: 'not_found', message: `\`quoteId\` ${q.id} ${message}` });
+    const c = await h.order(orderBody(q.id));
+    expect(c.status, c.text).toBe(201);
+    expect(c.body.quote).toEqual(q);
   });
 });
 
