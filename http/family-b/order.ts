@@ -117,7 +117,7 @@ export function postOrderB(deps: BOrderDeps): Koa.Middleware {
           throw new BError(409, 'conflict', '`idempotencyKey` was already used with another request body.', { orderId: existing.id });
         }
         log.info({ order_id: existing.id }, 'order returned again (idempotency key)');
-        return answer(ctx, 200, existing, quote, amountFormat, deps.secret, true);
+        return answer(ctx, { status: 200, order: existing, quote, amountFormat, refundToken: refundTokenOf(existing, deps.secret) });
       }
     }
     const { orderId, order } = await orderFromQuote(deps, named, quote, { orderId: proposed, toAddress, refundAddress, terms }, opts);
@@ -128,23 +128,26 @@ export function postOrderB(deps: BOrderDeps): Koa.Middleware {
     log.info({ order_id: orderId, quote_id: quoteId, repeat: !created }, created ? 'order created' : 'order returned again');
     // A repeat without a key shows the order without its refund token: every field of such a body can be read back
     // from public answers (the order's GET, the orders list), so the body proves nothing about who sent it.
-    answer(ctx, created ? 201 : 200, order, quote, amountFormat, deps.secret, created);
+    answer(ctx, { status: created ? 201 : 200, order, quote, amountFormat, refundToken: created ? refundTokenOf(order, deps.secret) : undefined });
   };
 }
 
-/** `showToken`: the answer may carry the refund token, to the request that created the order or to a repeat that
- *  holds its idempotency key, the one part of a request that no answer shows. */
-function answer(
-  ctx: Koa.Context,
-  status: number,
-  order: OrderView,
-  quote: Quote,
-  amountFormat: 'readable' | 'raw',
-  secret: GatewaySecret,
-  showToken: boolean,
-): void {
+/** The order's refund token when it is a token-mode order; only the request that created the order and a repeat that
+ *  holds its idempotency key (which no answer shows) are given it. */
+function refundTokenOf(order: OrderView, secret: GatewaySecret): string | undefined {
+  return order.terms.refundAuthorization?.mode === 'token' ? secret.tokenFor(order.id) : undefined;
+}
+
+interface OrderAnswer {
+  status: 200 | 201;
+  order: OrderView;
+  quote: Quote;
+  amountFormat: 'readable' | 'raw';
+  refundToken: string | undefined;
+}
+
+function answer(ctx: Koa.Context, { status, order, quote, amountFormat, refundToken }: OrderAnswer): void {
   if (order.depositAddress === '') throw new Unavailable(`order ${order.id} has no deposit address yet`);
-  const refundToken = showToken && order.terms.refundAuthorization?.mode === 'token' ? secret.tokenFor(order.id) : undefined;
   ctx.status = status;
   ctx.set('Location', `/order/${order.id}`);
   ctx.body = rendered(() => renderBOrder(order, quote, { amountFormat, orderType: orderTypeOf(order.quoteId), ...(refundToken ? { refundToken } : {}) }));
