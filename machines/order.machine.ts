@@ -257,6 +257,35 @@ function dueBy(event: OrderEvent): event is Extract<OrderEvent, { type: 'wake' |
   return event.type === 'wake' || event.type === 'deposit';
 }
 
+/** A wait that ends when an instant is due: the guard that says so, where the order goes, and why it closes. */
+interface DueEnd {
+  guard: 'deadlinePassed' | 'cancelDue';
+  target: string;
+  reason: CloseReason | null;
+}
+
+/** The wake-up's transitions for these ends: the order closes. */
+function onWake(ends: readonly DueEnd[]) {
+  return ends.map(({ guard, target, reason }) => ({ guard, target, actions: { type: 'close' as const, params: { reason } } }));
+}
+
+/** The same ends reached by a deposit stamped at or after the instant (see `dueBy`): the order closes first, as the
+ *  wake-up would have closed it, then records the deposit, which the refunds region pays back as late. */
+function onDeposit(ends: readonly DueEnd[]) {
+  return ends.map(({ guard, target, reason }) => ({ guard, target, actions: [{ type: 'close' as const, params: { reason } }, 'recordDeposit' as const] }));
+}
+
+const AWAITING_ENDS: readonly DueEnd[] = [
+  { guard: 'deadlinePassed', target: 'expired', reason: null },
+  { guard: 'cancelDue', target: 'refunded', reason: 'cancelled' },
+];
+const UNDERFUNDED_ENDS: readonly DueEnd[] = [
+  { guard: 'deadlinePassed', target: 'refunding.underfunded', reason: 'underfunded' },
+  { guard: 'cancelDue', target: 'refunding.cancelled', reason: 'cancelled' },
+];
+/** Funded but not yet confirmed when the client's cancelAfter passes: cancelled, refunded once confirmed. */
+const FUNDED_ENDS: readonly DueEnd[] = [{ guard: 'cancelDue', target: 'refunding.cancelled', reason: 'cancelled' }];
+
 /** The delivery's cost: the quoted one, or (exact output) all the route returned above the promised amount, so the
  *  destination receives exactly that amount. */
 function deliveryCostOf(ctx: OrderContext): bigint {
@@ -520,15 +549,11 @@ export const orderMachine = setup({
           entry: { type: 'mark', params: { status: 'awaiting_deposit' } },
           on: {
             deposit: [
-              { guard: 'deadlinePassed', target: 'expired', actions: [{ type: 'close', params: { reason: null } }, 'recordDeposit'] },
-              { guard: 'cancelDue', target: 'refunded', actions: [{ type: 'close', params: { reason: 'cancelled' } }, 'recordDeposit'] },
+              ...onDeposit(AWAITING_ENDS),
               { guard: 'reachesAmount', target: 'funded', actions: 'recordDeposit' },
               { guard: 'newDeposit', target: 'underfunded', actions: 'recordDeposit' },
             ],
-            wake: [
-              { guard: 'deadlinePassed', target: 'expired', actions: { type: 'close', params: { reason: null } } },
-              { guard: 'cancelDue', target: 'refunded', actions: { type: 'close', params: { reason: 'cancelled' } } },
-            ],
+            wake: onWake(AWAITING_ENDS),
             unwind: { guard: 'freshAuthorization', target: 'refunded', actions: { type: 'close', params: { reason: 'cancelled' } } },
           },
         },
@@ -538,8 +563,7 @@ export const orderMachine = setup({
           entry: { type: 'mark', params: { status: 'underfunded' } },
           on: {
             deposit: [
-              { guard: 'deadlinePassed', target: 'refunding.underfunded', actions: [{ type: 'close', params: { reason: 'underfunded' } }, 'recordDeposit'] },
-              { guard: 'cancelDue', target: 'refunding.cancelled', actions: [{ type: 'close', params: { reason: 'cancelled' } }, 'recordDeposit'] },
+              ...onDeposit(UNDERFUNDED_ENDS),
               { guard: 'reachesAmount', target: 'funded', actions: 'recordDeposit' },
               { guard: 'depositNews', actions: 'recordDeposit' },
             ],
@@ -547,10 +571,7 @@ export const orderMachine = setup({
               { guard: 'vanishLeavesNothing', target: 'awaiting_deposit', actions: 'removeDeposit' },
               { guard: 'depositVanishes', actions: 'removeDeposit' },
             ],
-            wake: [
-              { guard: 'deadlinePassed', target: 'refunding.underfunded', actions: { type: 'close', params: { reason: 'underfunded' } } },
-              { guard: 'cancelDue', target: 'refunding.cancelled', actions: { type: 'close', params: { reason: 'cancelled' } } },
-            ],
+            wake: onWake(UNDERFUNDED_ENDS),
             unwind: { guard: 'freshAuthorization', target: 'refunding.cancelled', actions: { type: 'close', params: { reason: 'cancelled' } } },
           },
         },
@@ -567,10 +588,9 @@ export const orderMachine = setup({
               { guard: 'depositVanishes', actions: 'removeDeposit' },
             ],
             unwind: { guard: 'freshAuthorization', target: 'refunding.cancelled', actions: { type: 'close', params: { reason: 'cancelled' } } },
-            // Funded but not yet confirmed when the client's cancelAfter passes: cancelled, refunded once confirmed.
-            wake: { guard: 'cancelDue', target: 'refunding.cancelled', actions: { type: 'close', params: { reason: 'cancelled' } } },
-            // The same when the confirmations (or another deposit) arrive after cancelAfter but before its wake-up.
-            deposit: { guard: 'cancelDue', target: 'refunding.cancelled', actions: [{ type: 'close', params: { reason: 'cancelled' } }, 'recordDeposit'] },
+            wake: onWake(FUNDED_ENDS),
+            // A deposit (confirmations, or another one) that does not end the wait falls through to the lifecycle's.
+            deposit: onDeposit(FUNDED_ENDS),
           },
           always: [
             {
