@@ -10,6 +10,7 @@ import { join, resolve } from 'node:path';
 import { freePort, NATS_USERS } from '../src/cluster/nats-server.js';
 import { decodeJson } from '../src/store/codec.js';
 import { clientKind, createClient } from './http-client.js';
+import { pct } from './stats.js';
 
 /** Every process of every mode gets these. Info level: startLocalCluster sees readiness in the info lines
  *  ("worker started", "listening"); the embedded child runs at the same level, so both log one line per request. */
@@ -22,15 +23,6 @@ export const TO_EVM = '0x1111111111111111111111111111111111111111';
 /** The cheap pair of bench/orders.ts (one venue, small search). */
 export const QUOTE_BODY = { from: 'hyperliquid.usdc', to: 'hyperliquid.hype', from_amount: '1000', return_full_route: false };
 
-export const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
-export const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(s.length * p))]!;
-};
 
 export interface Rate { perSec: number; p50: number; p99: number; wallMs: number }
 

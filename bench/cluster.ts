@@ -16,10 +16,11 @@ import { createInterface } from 'node:readline';
 import { startLocalCluster, type LocalCluster } from '../src/cluster/local-cluster.js';
 import { NATS_USERS, startNatsServer } from '../src/cluster/nats-server.js';
 import {
-  adminClient, BENCH_ENV, cpuMs, drive, ECHO_SUBJECT, median, order, quote, startEmbedded, waitBalanced,
+  adminClient, BENCH_ENV, cpuMs, drive, ECHO_SUBJECT, order, quote, startEmbedded, waitBalanced,
   type Embedded, type Rate, type ShardsAnswer,
 } from './cluster-common.js';
 import { recordResults } from './results.js';
+import { median } from './stats.js';
 
 const N = Number(process.env.BENCH_N ?? 500);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);

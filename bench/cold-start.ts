@@ -14,7 +14,7 @@ import { createLogger } from '../src/log.js';
 import type { Quote } from '../src/quotes/types.js';
 import { createEmbeddedService } from '../src/service.js';
 import { encodeJson } from '../src/store/codec.js';
-import { median } from './cluster-common.js';
+import { median } from './stats.js';
 
 const TRIALS = Number(process.env.BENCH_TRIALS ?? 15);
 const GAPS_MS = [1, 5, 50, 1_500];

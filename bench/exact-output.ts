@@ -6,6 +6,7 @@ import { findAsset } from '../src/assets/registry.js';
 import type { ChainName } from '../src/assets/types.js';
 import { createRouter, DEFAULT_DEADLINES, DEFAULT_MAX_HOPS, DEFAULT_PATH_LIMIT, MAX_ROUNDS, type QuoteMode } from '../src/routing/index.js';
 import { createSimMarket } from '../src/venues/index.js';
+import { median } from './stats.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const MODE = (process.env.BENCH_MODE ?? 'fast') as QuoteMode;
@@ -25,12 +26,6 @@ const PAIRS = [
 
 const market = createSimMarket({ seed: SEED, latencyScale: 1, failures: true });
 const router = createRouter({ market, deadlines: { ...DEFAULT_DEADLINES }, pathLimit: DEFAULT_PATH_LIMIT, maxHops: DEFAULT_MAX_HOPS });
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 
 const out = (line: string) => process.stdout.write(`${line}\n`);
 

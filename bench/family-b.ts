@@ -16,7 +16,8 @@ import type { Server } from 'node:http';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/log.js';
 import { createEmbeddedService } from '../src/service.js';
-import { drive, median } from './cluster-common.js';
+import { drive } from './cluster-common.js';
+import { median } from './stats.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);

@@ -17,8 +17,9 @@ import { shardOf } from '../src/bus/shard.js';
 import { startLocalCluster, type LocalCluster } from '../src/cluster/local-cluster.js';
 import { openSqliteStore } from '../src/store/index.js';
 import {
-  adminClient, BENCH_ENV, cpuMs, drive, get, MB, median, order, pct, quote, rss, waitBalanced, type CountsAnswer,
+  adminClient, BENCH_ENV, cpuMs, drive, get, MB, order, quote, rss, waitBalanced, type CountsAnswer,
 } from './cluster-common.js';
+import { median, pct } from './stats.js';
 
 const COUNT = Number(process.env.BENCH_OPEN_ORDERS ?? 1_000_000);
 const TEMPLATES = Number(process.env.BENCH_TEMPLATES ?? 300);

@@ -12,6 +12,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { median, pct } from './stats.js';
 
 const CAP = Number(process.env.BENCH_CAP ?? 64);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -36,11 +37,6 @@ async function child(args: string[], env: Record<string, string> = {}): Promise<
   return { proc, line, exited };
 }
 
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length === 0 ? NaN : s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
-};
-const median = (xs: number[]) => pct(xs, 50);
 
 interface Round { ok: number; shed: number; other: number; errors: number; healthP50: number; healthP99: number; healthMax: number }
 
@@ -74,8 +70,8 @@ async function round(port: number, connections: number): Promise<Round> {
     shed: shed / SECONDS,
     other,
     errors: r.errors + r.timeouts,
-    healthP50: pct(lat, 50),
-    healthP99: pct(lat, 99),
+    healthP50: pct(lat, 0.5),
+    healthP99: pct(lat, 0.99),
     healthMax: Math.max(...lat),
   };
 }
@@ -132,7 +128,7 @@ async function main(): Promise<void> {
           const probe = await child(['probe', String(s.port), String(SECONDS * 1000)]);
           const lat = JSON.parse(await probe.line) as number[];
           await probe.exited;
-          results.get(c.name)!.push({ ok: 0, shed: 0, other: 0, errors: 0, healthP50: pct(lat, 50), healthP99: pct(lat, 99), healthMax: Math.max(...lat) });
+          results.get(c.name)!.push({ ok: 0, shed: 0, other: 0, errors: 0, healthP50: pct(lat, 0.5), healthP99: pct(lat, 0.99), healthMax: Math.max(...lat) });
         } else {
           results.get(c.name)!.push(await round(s.port, c.connections));
         }

@@ -11,6 +11,7 @@ import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { clientKind, createClient, type BenchClient } from './http-client.js';
 import { recordResults } from './results.js';
+import { median } from './stats.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -92,12 +93,6 @@ async function load(port: number, body: unknown, ref?: Reference): Promise<Run> 
 }
 
 let failed = false;
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 
 // The same service with its SQLite file on tmpfs, measured in the same rounds: fsync costs nothing there, so the
 // pair of figures separates the CPU of a quote from its durable writes (off with BENCH_TMPFS=off).
