@@ -88,6 +88,9 @@ export interface OrderContext extends Omit<OrderInput, 'vault'> {
   attempt: number;
   retryAt: number | null;
   lastError: string | null;
+  /** The step being retried has moved some of the order's money already (its last try answered `unsettled`): the
+   *  books name that money where it was until the step fills. Absent in snapshots stored before it existed. */
+  partMoved?: boolean;
   haltReason: string | null;
   delivery: DeliveryRecord | null;
   /** Refunds to pay before any deposit's (unwind proceeds), oldest first. */
@@ -132,7 +135,13 @@ export type StepResult =
   | { status: 'filled'; amountOut: bigint; txId: string; at: number }
   /** `shortfall`: the venue would fill, but below the least acceptable output (re-priced), not a venue halt. */
   | { status: 'halted'; reason: string; shortfall: boolean; at: number }
-  | { status: 'failed'; error: string; at: number };
+  /** Nothing of the order moved: the venue did not fill (or could not be asked). */
+  | { status: 'failed'; error: string; at: number }
+  /**
+   * Some of the order's money moved for this step (its cost or its input left the holder) and the rest did not: the
+   * step is committed, so it is never taken as "nothing converted"; it is tried again, keyed, until it completes.
+   */
+  | { status: 'unsettled'; error: string; at: number };
 
 export interface StepInput {
   /** Idempotency key of the step at the venue and on the ledger. */
@@ -438,6 +447,7 @@ export const orderMachine = setup({
     /** The deposit deadline has passed by this wake-up, or by the time this deposit arrives (see `dueBy`). */
     deadlinePassed: ({ context, event }) => dueBy(event) && event.at >= context.depositDeadline,
     retryDue: ({ context, event }) => event.type === 'wake' && context.retryAt !== null && event.at >= context.retryAt,
+    stepUnsettled: ({ event }) => 'output' in event && (event.output as StepResult).status === 'unsettled',
     refundRetryDue: ({ context, event }) => event.type === 'wake' && context.refundRetryAt !== null && event.at >= context.refundRetryAt,
     overLimit: ({ context }) => context.policy.maxAmountIn !== null && sum(context.deposits) > context.policy.maxAmountIn,
     allConfirmed: ({ context }) => context.deposits.length > 0 && context.deposits.every(confirmed),
@@ -483,6 +493,14 @@ export const orderMachine = setup({
       if (event.type !== 'unwind' || event.authorization === undefined) return { refusedAuthorization: null };
       if (context.authorizations.includes(event.authorization)) return { refusedAuthorization: event.authorization };
       return { authorizations: [...context.authorizations, event.authorization], refusedAuthorization: null };
+    }),
+    /** A step whose money moved in part: retried however often, since it cannot stall as if nothing had moved; the
+     *  backoff doubles up to `maxAttempts` doublings (the count stops there, so it never grows without bound). */
+    retryLater: assign(({ context, event }) => {
+      const o = 'output' in event ? (event.output as StepResult) : null;
+      if (o?.status !== 'unsettled') return {};
+      const attempt = Math.min(context.attempt, context.policy.maxAttempts);
+      return { partMoved: true, attempt: Math.min(attempt + 1, context.policy.maxAttempts), lastError: o.error, retryAt: o.at + Math.min(context.policy.backoffMs * 2 ** attempt, BACKOFF_CAP_MS) };
     }),
     /** The order ends without (further) executing: nothing of any deposit is spent any more, all of it is free. */
     close: assign(({ context }, params: { reason: CloseReason | null }) => ({
@@ -621,6 +639,7 @@ export const orderMachine = setup({
                       attempt: 0,
                       retryAt: null,
                       lastError: null,
+                      partMoved: false,
                     })),
                   },
                   {
@@ -644,6 +663,7 @@ export const orderMachine = setup({
                     target: '#order.lifecycle.frozen',
                     actions: assign({ haltReason: ({ event }) => (event.output as Extract<StepResult, { status: 'halted' }>).reason }),
                   },
+                  { guard: 'stepUnsettled', target: 'backoff', actions: 'retryLater' },
                   {
                     guard: ({ context }) => context.attempt + 1 >= context.policy.maxAttempts,
                     target: '#order.lifecycle.stalled',
@@ -752,7 +772,12 @@ export const orderMachine = setup({
           tags: ['executing'],
           entry: [
             { type: 'mark', params: { status: 'executing' } },
-            assign({ unwind: { route: null, step: 0 }, haltReason: ({ context }) => (context.unwindReason === 'slippage' ? context.haltReason : null), lastError: null }),
+            assign({
+              unwind: { route: null, step: 0 },
+              haltReason: ({ context }) => (context.unwindReason === 'slippage' ? context.haltReason : null),
+              lastError: null,
+              attempt: 0,
+            }),
           ],
           initial: 'deciding',
           states: {
@@ -799,8 +824,13 @@ export const orderMachine = setup({
                     actions: assign(({ context, event }) => ({
                       legs: [...context.legs, filledLeg(context, event.output, true)],
                       unwind: { ...context.unwind!, step: context.unwind!.step + 1 },
+                      attempt: 0,
+                      retryAt: null,
+                      lastError: null,
+                      partMoved: false,
                     })),
                   },
+                  { guard: 'stepUnsettled', target: 'backoff', actions: 'retryLater' },
                   {
                     target: '#order.lifecycle.frozen',
                     actions: assign({
@@ -813,6 +843,10 @@ export const orderMachine = setup({
                   },
                 ],
               },
+            },
+            /** A swap back whose money moved in part waits for a durable retry, as a route step does. */
+            backoff: {
+              on: { wake: { guard: 'retryDue', target: 'swapping', actions: assign({ retryAt: null }) } },
             },
             next: {
               always: [
@@ -908,7 +942,8 @@ export function orderWakeUp(snapshot: { hasTag(tag: string): boolean; matches(v:
   if (matches({ lifecycle: 'awaiting_deposit' }) || matches({ lifecycle: 'underfunded' })) waits.push(ctx.depositDeadline);
   const cancellable = matches({ lifecycle: 'awaiting_deposit' }) || matches({ lifecycle: 'underfunded' }) || matches({ lifecycle: 'funded' });
   if (cancellable && ctx.terms.cancelAfter !== null) waits.push(ctx.terms.cancelAfter);
-  if (matches({ lifecycle: { executing: 'backoff' } }) && ctx.retryAt !== null) waits.push(ctx.retryAt);
+  const retrying = matches({ lifecycle: { executing: 'backoff' } }) || matches({ lifecycle: { unwinding: 'backoff' } });
+  if (retrying && ctx.retryAt !== null) waits.push(ctx.retryAt);
   if (matches({ refunds: 'backoff' }) && ctx.refundRetryAt !== null) waits.push(ctx.refundRetryAt);
   return waits.length === 0 ? null : { at: Math.min(...waits), event };
 }

@@ -1,7 +1,8 @@
 // The order machine's effects over the chains port, the venues and the router. Every money movement is keyed
 // (`<order id>:<step>…`, `<order id>:refund:<deposit tx>`), so an effect restarted after a crash moves nothing twice,
 // and every effect answers a tagged result instead of throwing. A venue step moves the order's money only once the
-// venue has filled: a refused, halted or failing venue leaves the step's input where the order says it is.
+// venue has filled: a refused, halted or failing venue leaves the step's input where the order says it is. A step
+// whose money moved in part answers `unsettled` and is tried again until its keyed moves complete.
 import { fromPromise } from 'xstate';
 import {
   ORDER_EFFECTS,
@@ -16,12 +17,12 @@ import type { Clock } from '../../src/clock.js';
 import { FEES_ACCOUNT, holdingAccount, type PlannedRefund } from '../../src/orders/money.js';
 import type { RouteRequest, RoutingResult } from '../../src/routing/types.js';
 import type { Vaults } from '../../src/vaults/index.js';
-import type { Market } from '../../src/venues/types.js';
+import type { Market, VenueExecution } from '../../src/venues/types.js';
 
 export interface OrderEffectDeps {
   clock: Clock;
   vaults: Pick<Vaults, 'issue'>;
-  chains: Pick<Chains, 'transfer'>;
+  chains: Pick<Chains, 'transfer' | 'transfers'>;
   market: Pick<Market, 'venue'>;
   /** The router's own quoting, used to swap converted funds back when an order is unwound. */
   router?: { route(req: RouteRequest): Promise<RoutingResult> };
@@ -37,6 +38,21 @@ export function orderEffects(deps: OrderEffectDeps) {
   const move = (key: string, asset: AssetId, from: string, to: string, amount: bigint): Promise<Transfer | null> =>
     amount > 0n ? chains.transfer({ key, chain: chainOf(asset), asset, from, to, amount }) : Promise.resolve(null);
 
+  /** A step whose venue did not fill this time may still have moved money on an earlier try (a restart, or a venue
+   *  that forgot the key and re-priced): then it is unsettled, never "nothing moved"; so is a step whose books cannot
+   *  be read. */
+  const notFilled = async (s: StepInput, outcome: Extract<StepResult, { status: 'failed' | 'halted' }>): Promise<StepResult> => {
+    const why = outcome.status === 'failed' ? outcome.error : outcome.reason;
+    try {
+      const chain = chainOf(s.from);
+      const moved = await Promise.all([`${s.key}:cost`, `${s.key}:in`].map((key) => chains.transfers({ chain, key })));
+      if (moved.every((t) => t.length === 0)) return outcome;
+      return { status: 'unsettled', error: `Step ${s.key} moved money on an earlier try and now did not fill: ${why}`, at: outcome.at };
+    } catch (err) {
+      return { status: 'unsettled', error: `Step ${s.key} did not fill (${why}), and its moves could not be read: ${message(err)}`, at: outcome.at };
+    }
+  };
+
   return {
     [ORDER_EFFECTS.issueVault]: fromPromise<{ vault: OrderVault; at: number }, { orderId: string; chain: ChainName; asset: AssetId }>(
       async ({ input }) => {
@@ -47,24 +63,30 @@ export function orderEffects(deps: OrderEffectDeps) {
     ),
 
     [ORDER_EFFECTS.executeStep]: fromPromise<StepResult, StepInput>(async ({ input: s }) => {
+      if (s.stepAmountIn <= s.cost) {
+        return { status: 'halted', reason: `Step ${s.key} holds ${s.stepAmountIn}, not enough for its cost ${s.cost}.`, shortfall: false, at: clock.now() };
+      }
+      const venueIn = s.stepAmountIn - s.cost;
+      let fill: VenueExecution;
       try {
-        if (s.stepAmountIn <= s.cost) {
-          return { status: 'halted', reason: `Step ${s.key} holds ${s.stepAmountIn}, not enough for its cost ${s.cost}.`, shortfall: false, at: clock.now() };
-        }
-        const venueIn = s.stepAmountIn - s.cost;
-        const fill = await deps.market
+        fill = await deps.market
           .venue(s.venue)
           .execute({ key: s.key, from: assetById(s.from), to: assetById(s.to), amountIn: venueIn, minAmountOut: s.minAmountOut });
-        if (fill.status === 'halted') return { status: 'halted', reason: fill.reason, shortfall: fill.shortfall === true, at: clock.now() };
+      } catch (err) {
+        return notFilled(s, { status: 'failed', error: message(err), at: clock.now() });
+      }
+      if (fill.status === 'halted') return notFilled(s, { status: 'halted', reason: fill.reason, shortfall: fill.shortfall === true, at: clock.now() });
+      try {
         // Only now does the order's money move: the cost to the fee account, the input into the venue's pool, the
-        // output into the holding account. Each is keyed, so a restart after any of them completes the rest.
+        // output into the holding account. Each is keyed, so a retry or a restart after any of them completes the rest.
         await move(`${s.key}:cost`, s.from, s.holder, FEES_ACCOUNT, s.cost);
         await move(`${s.key}:in`, s.from, s.holder, poolAccount(s.venue), venueIn);
         // The ledger keeps the first output transfer of this key; its amount is the leg's truth after a restart.
         const out = await move(`${s.key}:out`, s.to, poolAccount(s.venue), holdingAccount(s.orderId), fill.amountOut);
         return { status: 'filled', amountOut: out?.amount ?? 0n, txId: out?.txId ?? fill.txId, at: clock.now() };
       } catch (err) {
-        return { status: 'failed', error: message(err), at: clock.now() };
+        // Unsettled when a move before this one went through; when none did, nothing moved and the step just failed.
+        return notFilled(s, { status: 'failed', error: `Step ${s.key} filled at ${s.venue}, and moving its money failed: ${message(err)}`, at: clock.now() });
       }
     }),
 

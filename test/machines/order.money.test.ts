@@ -152,6 +152,63 @@ describe('A step\'s input never sits in a venue pool when the venue refuses, hal
   });
 });
 
+describe('A step whose money moved in part is tried again until it completes, never stalled as if nothing had moved', () => {
+  /** Runs effects and the retries they ask for; the books are checked whenever no step is part-way. */
+  async function retryUntilRest(host: OrderHost, retries: number): Promise<StoredOrder> {
+    let o = await host.load(ID);
+    for (let i = 0; i <= retries; i++) {
+      for (let j = 0; j < 20 && o.wakeAt === 0; j++) {
+        o = await host.finishEffect(ID);
+        if (!o.context.partMoved) expectBalanced(host, o);
+      }
+      if (o.context.retryAt === null) break;
+      await host.fireAt(o.context.retryAt);
+      o = await host.load(ID);
+    }
+    return o;
+  }
+
+  for (const failing of [':in', ':out'] as const) {
+    it(`the first step filled, its cost moved and its ${failing} transfer refused past every retry: executing, then delivered once the chain takes it`, async () => {
+      const host = orderHost({ policy: DEFAULT_POLICY });
+      await host.create(ID, QUOTE, TO);
+      host.ledger.fail(`${ID}:0${failing}`, 'RPC unreachable');
+      await deposit(host, OWNER, AMOUNT);
+      let o = await retryUntilRest(host, DEFAULT_POLICY.maxAttempts + 3);
+      expect((await view(host)).status).toBe('executing');
+      expect(o.context.partMoved).toBe(true);
+      expect(o.context.legs).toEqual([]);
+      expect(o.context.lastError).toMatch(/RPC unreachable/);
+      // The cost left the deposit address on the first try and never again.
+      expect(host.ledger.transfers.filter((t) => t.key === `${ID}:0:cost`)).toHaveLength(1);
+      host.ledger.heal(`${ID}:0${failing}`);
+      o = await retryUntilRest(host, 2);
+      expect((await view(host)).status).toBe('delivered');
+      expect(o.context.partMoved).toBe(false);
+      expectBalanced(host, o);
+      expect(host.market.fills.map((f) => f.key)).toEqual([`${ID}:0`, `${ID}:1`]);
+      await host.close();
+    });
+  }
+
+  it('the venue refuses a step whose cost already moved (it forgot the key and re-priced): still part-way, not refunded from a deposit address that no longer holds it', async () => {
+    const host = orderHost({ policy: DEFAULT_POLICY });
+    await host.create(ID, QUOTE, TO);
+    host.ledger.fail(`${ID}:0:in`, 'RPC unreachable');
+    await deposit(host, OWNER, AMOUNT);
+    let o = await host.finishEffect(ID);
+    expect(o.context.partMoved).toBe(true);
+    host.market.script(`${ID}:0`, { status: 'halted', reason: 'The venue is halted.' });
+    await host.fireAt(o.context.retryAt!);
+    o = await host.finishEffect(ID);
+    expect((await view(host)).status).toBe('executing');
+    expect(o.context.partMoved).toBe(true);
+    expect(o.context.lastError).toMatch(/moved money on an earlier try/);
+    expect(o.context.refundQueue).toEqual([]);
+    await host.close();
+  });
+});
+
 describe('Refunds spend only confirmed deposits', () => {
   it('underfunded at the deadline: the confirmed deposit is refunded, the unconfirmed one only once it confirms', async () => {
     const host = orderHost({ policy: DEFAULT_POLICY });

@@ -291,7 +291,7 @@ export function orderHost(opts: { policy?: Partial<OrderPolicy>; alwaysReplay?: 
   const real = orderKind({
     clock,
     policy: { ...DEFAULT_POLICY, ...opts.policy },
-    chains: { transfer: (t) => ledger.transfer(t) },
+    chains: { transfer: (t) => ledger.transfer(t), transfers: async (f) => ledger.transfers.filter((t) => (f?.key === undefined || t.key === f.key) && (f?.chain === undefined || t.chain === f.chain)) },
     market,
     router: {
       route: async (req) => {

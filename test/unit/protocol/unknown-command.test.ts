@@ -76,7 +76,7 @@ describe('order.unwind: the command the core sends to cancel or unwind an order'
     const kind = orderKind({
       clock: new ManualClock(undefined, 1_000),
       vaults: { issue: unused },
-      chains: { transfer: unused },
+      chains: { transfer: unused, transfers: unused },
       market: { venue: () => { throw new Error('no venue is asked in this test'); } },
       policy: DEFAULT_POLICY,
     });
