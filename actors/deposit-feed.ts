@@ -13,6 +13,7 @@ import type { AssetId, ChainName } from '../src/assets/types.js';
 import { CHAIN_NAMES } from '../src/assets/types.js';
 import type { Deposit, DepositWatcher } from '../src/chains/types.js';
 import type { Logger } from '../src/log.js';
+import { isInternalAccount } from '../src/orders/money.js';
 import type { OrderDeposit, OrderDepositVanished } from '../src/protocol/index.js';
 import type { ActorStore, KeyEntry } from '../src/store/types.js';
 
@@ -75,8 +76,11 @@ export function createDepositFeed(deps: DepositFeedDeps): DepositFeed {
         logger.warn({ chain, txId: d.txId, orderId, asset: d.asset }, 'deposit of another asset than the order expects; left for an operator');
         continue;
       }
+      const fromRouter = await isRouterAccount(chain, d.from);
+      if (fromRouter) logger.warn({ chain, txId: d.txId, orderId, from: d.from }, 'deposit sent by one of the router\'s own accounts; it is never paid back to its sender');
       try {
-        await deps.tell(orderId, { type: 'deposit', txId: d.txId, from: d.from, amount: d.amount, confirmations: d.confirmations, required });
+        const told = { type: 'deposit', txId: d.txId, from: d.from, amount: d.amount, confirmations: d.confirmations, required } as const;
+        await deps.tell(orderId, fromRouter ? { ...told, fromRouter } : told);
       } catch (err) {
         logger.warn({ chain, txId: d.txId, orderId, err: String(err) }, 'deposit not delivered yet; retrying on the next pass');
         return { reached: d.block - 1, told };
@@ -90,6 +94,12 @@ export function createDepositFeed(deps: DepositFeedDeps): DepositFeed {
   async function ownerOf(chain: ChainName, address: string): Promise<{ orderId: string; asset: AssetId } | null> {
     const owner = await store.getKey(ADDRESSES, addressKey(chain, address));
     return owner ? (JSON.parse(owner) as { orderId: string; asset: AssetId }) : null;
+  }
+
+  /** Whether a sender is one of the router's own accounts: an internal one (holding, fees, pool) or any order's deposit
+   *  address. Such a deposit is one order delivering or refunding into another's address. */
+  async function isRouterAccount(chain: ChainName, address: string): Promise<boolean> {
+    return isInternalAccount(address) || (await ownerOf(chain, address)) !== null;
   }
 
   /** The last block a pass has read: the stored cursor, read once after the feed starts, then kept in memory (every

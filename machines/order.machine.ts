@@ -116,7 +116,17 @@ export interface OrderContext extends Omit<OrderInput, 'vault'> {
 const contextHoldsRecords = (c: OrderContext): MoneyRecords => c;
 void contextHoldsRecords;
 
-export type DepositEvent = { type: 'deposit'; txId: string; from: string; amount: bigint; confirmations: number; required: number; at: number };
+export type DepositEvent = {
+  type: 'deposit';
+  txId: string;
+  from: string;
+  amount: bigint;
+  confirmations: number;
+  required: number;
+  at: number;
+  /** See OrderDeposit.fromRouter. */
+  fromRouter?: boolean;
+};
 /** A reorg removed the deposit's transaction from its chain (told at least once; unknown txIds change nothing). */
 export type DepositVanishedEvent = { type: 'deposit.vanished'; txId: string; at: number };
 export type OrderEvent =
@@ -319,12 +329,13 @@ function depositRefundReason(ctx: OrderContext, d: DepositRecord): RefundReason 
 /**
  * The next refund owed, or null: unwind proceeds first, then the unspent part of each confirmed deposit once the
  * order has committed or closed (never an unconfirmed one). It goes to the client's refund address, else back to
- * that deposit's own sender, so a stranger's earlier deposit cannot redirect anyone else's money.
+ * that deposit's own sender, so a stranger's earlier deposit cannot redirect anyone else's money; a deposit with no
+ * target (`refundTargetOf`) is not refunded.
  */
 export function nextRefund(ctx: OrderContext): PlannedRefund | null {
   if (ctx.refundQueue.length > 0) return ctx.refundQueue[0]!;
   if (ctx.phase === 'open' || !ctx.vault) return null;
-  const d = ctx.deposits.find((x) => confirmed(x) && x.amount > x.spent + x.refunded);
+  const d = ctx.deposits.find((x) => confirmed(x) && x.amount > x.spent + x.refunded && refundTargetOf(ctx, x) !== null);
   if (!d) return null;
   return planRefund(ctx, {
     // A deposit can be refunded twice (its excess, then the rest when an unwind frees what execution had taken):
@@ -332,7 +343,7 @@ export function nextRefund(ctx: OrderContext): PlannedRefund | null {
     key: `${ctx.id}:refund:${d.txId}:${ctx.refunds.filter((r) => r.depositTxId === d.txId).length}`,
     reason: depositRefundReason(ctx, d),
     from: ctx.vault.address,
-    to: ctx.givenRefundAddress ?? d.from,
+    to: refundTargetOf(ctx, d)!,
     amount: d.amount - d.spent - d.refunded,
     depositTxId: d.txId,
   });
@@ -353,14 +364,18 @@ function allocate(ctx: OrderContext, amount: bigint): DepositRecord[] {
 /** Proceeds of an unwind, shared among the senders by what each one's deposits funded (to the client's refund address
  *  when it gave one); the first share takes the rounding remainder. */
 function proceedsRefunds(ctx: OrderContext, amount: bigint): PlannedRefund[] {
-  const shares = new Map<string, bigint>();
+  // Keyed by target; a share without one (a sender of the router's own) stays held in the holding account.
+  const shares = new Map<string | null, bigint>();
   if (ctx.givenRefundAddress) shares.set(ctx.givenRefundAddress, 1n);
-  else for (const d of ctx.deposits) if (d.spent > 0n) shares.set(d.from, (shares.get(d.from) ?? 0n) + d.spent);
+  else for (const d of ctx.deposits) if (d.spent > 0n) shares.set(refundTargetOf(ctx, d), (shares.get(refundTargetOf(ctx, d)) ?? 0n) + d.spent);
   const total = [...shares.values()].reduce((s, v) => s + v, 0n);
+  if (total === 0n) return [];
   const parts = [...shares].map(([to, w]) => ({ to, amount: (amount * w) / total }));
-  parts[0]!.amount += amount - parts.reduce((s, p) => s + p.amount, 0n);
+  const payable = parts.filter((p): p is { to: string; amount: bigint } => p.to !== null);
+  if (payable.length === 0) return [];
+  if (payable.length === parts.length) payable[0]!.amount += amount - parts.reduce((s, p) => s + p.amount, 0n);
   const base = ctx.refunds.length + ctx.refundQueue.length;
-  return parts
+  return payable
     .filter((p) => p.amount > 0n)
     .map((p, i) =>
       planRefund(ctx, { key: `${ctx.id}:refund:unwind:${base + i}`, reason: ctx.unwindReason, from: holdingAccount(ctx.id), to: p.to, amount: p.amount, depositTxId: null }),
@@ -377,9 +392,16 @@ function vanishable(ctx: OrderContext, txId: string): boolean {
 /** The deposits left once `txId` is removed. */
 const withoutDeposit = (ctx: OrderContext, txId: string): DepositRecord[] => ctx.deposits.filter((d) => d.txId !== txId);
 
-/** The refund address in use (spec 2.5): the client's, else the sender of the first deposit above dust. */
+/** The refund address in use (spec 2.5): the client's, else the sender of the first deposit above dust that is not
+ *  one of the router's own accounts. */
 function shownRefundAddress(ctx: OrderContext, deposits: DepositRecord[]): string | null {
-  return ctx.givenRefundAddress ?? deposits.find((d) => d.amount > ctx.refundCost)?.from ?? null;
+  return ctx.givenRefundAddress ?? deposits.find((d) => d.amount > ctx.refundCost && d.fromRouter !== true)?.from ?? null;
+}
+
+/** Where a deposit's unspent part goes back: the client's refund address, else its own sender; none when that sender is
+ *  one of the router's accounts (the part stays held at the deposit address, named, for an operator). */
+function refundTargetOf(ctx: OrderContext, d: DepositRecord): string | null {
+  return ctx.givenRefundAddress ?? (d.fromRouter === true ? null : d.from);
 }
 
 
@@ -470,7 +492,10 @@ export const orderMachine = setup({
         ? context.deposits.map((d) => (d.txId === e.txId ? { ...d, confirmations: Math.max(d.confirmations, e.confirmations), required: e.required } : d))
         : [
             ...context.deposits,
-            { txId: e.txId, from: e.from, amount: e.amount, confirmations: e.confirmations, required: e.required, at: e.at, late: context.phase !== 'open', spent: 0n, refunded: 0n },
+            {
+              txId: e.txId, from: e.from, amount: e.amount, confirmations: e.confirmations, required: e.required, at: e.at,
+              late: context.phase !== 'open', spent: 0n, refunded: 0n, ...(e.fromRouter ? { fromRouter: true } : {}),
+            },
           ];
       return { deposits, refundAddress: shownRefundAddress(context, deposits) };
     }),

@@ -109,7 +109,7 @@ export function orderKind(deps: OrderKindDeps): ActorKindSpec<OrderProtocol, Ord
       switch (command.type) {
         case 'deposit': {
           const { txId, from, amount, confirmations, required } = command;
-          return { type: 'deposit', txId, from, amount, confirmations, required, at: now };
+          return { type: 'deposit', txId, from, amount, confirmations, required, at: now, ...(command.fromRouter ? { fromRouter: true } : {}) };
         }
         case 'deposit.vanished':
           return { type: 'deposit.vanished', txId: command.txId, at: now };

@@ -3,6 +3,7 @@
 // and account, so an order's holdings are computed from its own records and can be checked against the ledger.
 import { assetById } from '../assets/registry.js';
 import type { AssetId, ChainName } from '../assets/types.js';
+import { isPoolAccount } from '../chains/accounts.js';
 import type { VenueId } from '../venues/types.js';
 
 /** Why a refund is paid. Every refund of every kind goes through one path of the order machine. */
@@ -15,10 +16,18 @@ export const holdingAccount = (orderId: string) => `order:${orderId}`;
 /** Where execution, delivery and refund costs are collected on each chain (the router's fee account). */
 export const FEES_ACCOUNT = 'fees';
 
+/** The router's internal accounts on its ledgers: orders' holding accounts, the fee account and venue pools. */
+export function isInternalAccount(address: string): boolean {
+  return address.startsWith(holdingAccount('')) || address === FEES_ACCOUNT || isPoolAccount(address);
+}
+
 export interface DepositRecord {
   txId: string;
   /** The sender: receives this deposit's unspent part when the order has no refund address of its own. */
   from: string;
+  /** The sender is one of the router's own accounts (see OrderDeposit): never paid back; without the client's refund
+   *  address the deposit's unspent part stays held at the deposit address for an operator. Absent: false. */
+  fromRouter?: boolean;
   amount: bigint;
   confirmations: number;
   /** Confirmations the source chain needs before the deposit may be spent or refunded. */

@@ -34,6 +34,10 @@ export interface OrderDeposit {
   confirmations: number;
   /** Confirmations the source chain needs before the deposit is spent. */
   required: number;
+  /** The sender is one of the router's own accounts (an order's deposit address or holding account, the fee account,
+   *  a venue pool): one order delivering or refunding into another's address. Such a sender is never paid back, or
+   *  two orders could refund each other forever. Absent: false. */
+  fromRouter?: boolean;
 }
 
 /** A deposit told before whose transaction a reorg removed from its chain, told by the deposit feed at least once;

@@ -209,6 +209,58 @@ describe('A step whose money moved in part is tried again until it completes, ne
   });
 });
 
+describe('A deposit the router sent itself (another order delivering or refunding into this address) is never paid back to its sender', () => {
+  const OTHER_ORDER = 'order:o-other';
+  const routerDeposit = (host: OrderHost, amount: bigint, txId = `tx-${++tx}`) =>
+    host.deposit(ID, { txId, from: OTHER_ORDER, amount, confirmations: 1, required: 1, fromRouter: true });
+
+  it('its excess is held at the deposit address, named, and the order shows no refund address', async () => {
+    const host = orderHost({ policy: DEFAULT_POLICY });
+    await host.create(ID, QUOTE, TO);
+    await routerDeposit(host, AMOUNT + 5_000_000n);
+    const o = await runToRest(host);
+    const v = await view(host);
+    expect(v.status).toBe('delivered');
+    expect(v.refundAddress).toBeNull();
+    expect(v.refunds).toEqual([]);
+    expect(v.held).toEqual([{ chain: 'base', asset: QUOTE.route.from, address: o.context.vault!.address, amount: 5_000_000n }]);
+    expect(host.ledger.transfers.filter((t) => t.to === OTHER_ORDER && t.from !== 'mint')).toEqual([]);
+    await host.close();
+  });
+
+  it('an expired order funded in part by it refunds nothing: what arrived stays held for an operator (no refund loop between two orders)', async () => {
+    const host = orderHost({ policy: DEFAULT_POLICY });
+    await host.create(ID, QUOTE, TO);
+    await routerDeposit(host, AMOUNT / 2n);
+    let o = await runToRest(host);
+    await host.fireAt(o.context.depositDeadline);
+    o = await runToRest(host);
+    const v = await view(host);
+    expect(v.refunds).toEqual([]);
+    expect(v.held).toEqual([{ chain: 'base', asset: QUOTE.route.from, address: o.context.vault!.address, amount: AMOUNT / 2n }]);
+    await host.close();
+  });
+
+  it('with the client\'s refund address its excess goes there, and a client\'s own deposit still goes back to its sender', async () => {
+    const host = orderHost({ policy: DEFAULT_POLICY });
+    await host.create(ID, QUOTE, TO, GIVEN_REFUND);
+    await routerDeposit(host, AMOUNT + 5_000_000n);
+    await runToRest(host);
+    expect((await view(host)).refunds.map((r) => [r.to, r.reason])).toEqual([[GIVEN_REFUND, 'excess']]);
+    await host.close();
+
+    const other = orderHost({ policy: DEFAULT_POLICY });
+    await other.create(ID, QUOTE, TO);
+    await routerDeposit(other, AMOUNT);
+    await deposit(other, OUTSIDER, 5_000_000n);
+    await runToRest(other);
+    const w = await view(other);
+    expect(w.refundAddress).toBe(OUTSIDER);
+    expect(w.refunds.map((r) => [r.to, r.reason])).toEqual([[OUTSIDER, 'late_deposit']]);
+    await other.close();
+  });
+});
+
 describe('Refunds spend only confirmed deposits', () => {
   it('underfunded at the deadline: the confirmed deposit is refunded, the unconfirmed one only once it confirms', async () => {
     const host = orderHost({ policy: DEFAULT_POLICY });

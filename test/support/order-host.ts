@@ -220,7 +220,7 @@ export interface OrderHost {
   create(id: string, quote: Quote, toAddress: string, refundAddress?: string | null, terms?: OrderTerms): Promise<Reply>;
   /** A deposit as the watcher reports it; a txId not seen before (or mined again after it vanished) first moves the
    *  money on the fake source chain (`deposit:<txId>[:<n>]`). */
-  deposit(id: string, d: { txId: string; from: string; amount: bigint; confirmations: number; required: number }): Promise<Reply>;
+  deposit(id: string, d: { txId: string; from: string; amount: bigint; confirmations: number; required: number; fromRouter?: boolean }): Promise<Reply>;
   /**
    * A reorg removed the deposit `txId`, as the watcher reports it (`deposit.vanished`). The fake chain reverses its
    * arrival (`vanish:<txId>:<n>`, deposit address → mint) when its money still sits at the deposit address untouched

@@ -228,3 +228,28 @@ describe('deposit feed: cursors over empty blocks', () => {
     expect([second.cursor('seen'), second.cursor('confirmed')]).toEqual([21, 19]);
   });
 });
+
+describe('deposit feed: a deposit the router sent itself', () => {
+  it('from another order\'s deposit address or an internal account it is told with fromRouter; from a client it is not', async () => {
+    const { feed, state, told } = fakeChain();
+    const OTHER = '0x00000000000000000000000000000000000000d2';
+    await feed.register('base', ADDRESS, 'o-1', BASE_USDC as AssetId);
+    await feed.register('base', OTHER, 'o-2', BASE_USDC as AssetId);
+    state.deposits = [
+      { ...dep('0xc1', 8), from: '0x00000000000000000000000000000000000000a1' },
+      { ...dep('0xc2', 8), from: OTHER.toUpperCase().replace('0X', '0x') },
+      { ...dep('0xc3', 8), from: 'order:o-3' },
+      { ...dep('0xc4', 8), from: 'fees' },
+      { ...dep('0xc5', 8), from: 'pool:relay' },
+    ];
+    await feed.poll();
+    const seen = told.filter((t) => t.command.type === 'deposit').slice(0, 5);
+    expect(seen.map((t) => [t.command.txId, (t.command as OrderDeposit).fromRouter ?? false])).toEqual([
+      ['0xc1', false],
+      ['0xc2', true],
+      ['0xc3', true],
+      ['0xc4', true],
+      ['0xc5', true],
+    ]);
+  });
+});
