@@ -11,6 +11,7 @@
 // nothing is told twice, and nothing is missed, since the stored cursor never passes a block it has not delivered.
 import type { AssetId, ChainName } from '../src/assets/types.js';
 import { CHAIN_NAMES } from '../src/assets/types.js';
+import { chainsSharingAddresses } from '../src/assets/chains.js';
 import type { Deposit, DepositWatcher } from '../src/chains/types.js';
 import type { Logger } from '../src/log.js';
 import { isInternalAccount } from '../src/orders/money.js';
@@ -70,7 +71,15 @@ export function createDepositFeed(deps: DepositFeedDeps): DepositFeed {
     let told = 0;
     for (const d of deposits) {
       const owner = await ownerOf(chain, d.to);
-      if (!owner) continue; // a transfer between other accounts
+      if (!owner) {
+        // A deposit address is the same on every EVM chain: money sent to it on another one than its order's is
+        // not the order's to spend, but must not pass unseen.
+        const elsewhere = await ownerOnAnotherEvmChain(chain, d.to);
+        if (elsewhere) {
+          logger.warn({ chain, txId: d.txId, orderId: elsewhere.orderId, orderChain: elsewhere.chain, asset: d.asset }, 'deposit on another chain than the order\'s; left for an operator');
+        }
+        continue; // otherwise a transfer between other accounts
+      }
       const { orderId, asset } = owner;
       if (d.asset !== asset) {
         logger.warn({ chain, txId: d.txId, orderId, asset: d.asset }, 'deposit of another asset than the order expects; left for an operator');
@@ -94,6 +103,16 @@ export function createDepositFeed(deps: DepositFeedDeps): DepositFeed {
   async function ownerOf(chain: ChainName, address: string): Promise<{ orderId: string; asset: AssetId } | null> {
     const owner = await store.getKey(ADDRESSES, addressKey(chain, address));
     return owner ? (JSON.parse(owner) as { orderId: string; asset: AssetId }) : null;
+  }
+
+  /** The order owning `address` on another chain sharing `chain`'s addresses (another EVM chain for an EVM one). */
+  async function ownerOnAnotherEvmChain(chain: ChainName, address: string): Promise<{ orderId: string; chain: ChainName } | null> {
+    for (const other of chainsSharingAddresses(chain)) {
+      if (other === chain) continue;
+      const owner = await ownerOf(other, address);
+      if (owner) return { orderId: owner.orderId, chain: other };
+    }
+    return null;
   }
 
   /** Whether a sender is one of the router's own accounts: an internal one (holding, fees, pool) or any order's deposit

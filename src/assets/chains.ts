@@ -16,6 +16,13 @@ export const CHAINS: Readonly<Record<ChainName, Chain>> = {
   hyperliquid: { name: 'hyperliquid', kind: 'hyperliquid', nativeSymbol: 'HYPE' },
 };
 
+/** The chains on which an address of `chain` is the same account: every EVM chain for an EVM one (one key, one
+ *  address on each), else `chain` alone. */
+export function chainsSharingAddresses(chain: ChainName): ChainName[] {
+  const all = Object.keys(CHAINS) as ChainName[];
+  return CHAINS[chain].kind === 'evm' ? all.filter((c) => CHAINS[c].kind === 'evm') : [chain];
+}
+
 export function chainByEvmId(id: number): Chain | undefined {
   return Object.values(CHAINS).find((c) => c.evmChainId === id);
 }

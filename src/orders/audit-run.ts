@@ -5,6 +5,7 @@
 // hundred bytes per order: fine for the order counts of one host; a streaming audit would sum per page instead).
 import type { ChainName } from '../assets/types.js';
 import { CHAIN_NAMES } from '../assets/types.js';
+import { chainsSharingAddresses } from '../assets/chains.js';
 import { accountKey } from '../chains/accounts.js';
 import type { AccountReconciliation, Balance, Chains, Transfer } from '../chains/types.js';
 import {
@@ -88,13 +89,17 @@ export async function runAudit(deps: AuditDeps): Promise<AuditReport> {
     orders.set(id, { records, transfers: await transfersOf(records), quoteId: typeof quoteId === 'string' ? quoteId : null });
   }
 
-  /** The arrivals at the order's deposit address, and the transfers its records name (by the unique tx id). */
+  /** The arrivals at the order's deposit address (on every EVM chain for an EVM one: the address is the same on each,
+   *  and what arrives on another chain is the order's foreign deposit), and the transfers its records name (by the
+   *  unique tx id). */
   async function transfersOf(r: MoneyRecords): Promise<Transfer[]> {
     const out: Transfer[] = [];
     if (r.vault) {
       const key = accountKey(r.sourceChain, r.vault.address);
-      const list = await chains.transfers({ chain: r.sourceChain, address: r.vault.address });
-      out.push(...list.filter((t) => accountKey(t.chain, t.to) === key));
+      for (const chain of chainsSharingAddresses(r.sourceChain)) {
+        const list = await chains.transfers({ chain, address: r.vault.address });
+        out.push(...list.filter((t) => accountKey(t.chain, t.to) === key));
+      }
     }
     const named = [...r.legs.map((l) => l.txId), r.delivery?.txId, ...r.refunds.map((f) => f.txId)];
     for (const txId of named) if (txId) out.push(...(await chains.transfers({ txId })));

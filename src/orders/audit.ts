@@ -29,6 +29,7 @@
 // key) is summed per order beside what the order was charged for it (its steps' and refunds' costs taken from the
 // deposit address, converted to the native coin at its quote's prices); spending more than was charged is a
 // `gas_undercharged` finding.
+import { chainsSharingAddresses } from '../assets/chains.js';
 import { ASSETS, assetById } from '../assets/registry.js';
 import { CHAIN_NAMES, type AssetId, type ChainName } from '../assets/types.js';
 import { accountKey } from '../chains/accounts.js';
@@ -260,7 +261,11 @@ export function auditMoney(input: AuditInput): AuditReport {
   // The router's own accounts: money moving between them is not an arrival. The mint is not one of them: it is
   // external money, as a simulated deposit sent straight from it would be.
   const depositOwner = new Map<string, MoneyRecords>();
-  for (const o of input.orders) if (o.vault) depositOwner.set(`${o.sourceChain}|${accountKey(o.sourceChain, o.vault.address)}`, o);
+  // A deposit address is the same account on every chain sharing its addresses: what arrives on another one than the
+  // order's is the order's foreign deposit.
+  for (const o of input.orders) {
+    if (o.vault) for (const chain of chainsSharingAddresses(o.sourceChain)) depositOwner.set(`${chain}|${accountKey(chain, o.vault.address)}`, o);
+  }
   const isOwn = (chain: ChainName, address: string): boolean =>
     address === FEES_ACCOUNT ||
     address.startsWith(HOLDING_PREFIX) ||
@@ -313,7 +318,7 @@ export function auditMoney(input: AuditInput): AuditReport {
         rows.add('foreign', t, t.amount);
         rows.add('held', t, t.amount);
         addTo(expected, t.chain, t.asset, address, t.amount);
-        foreign.push({ ...own, asset: t.asset, txId: t.txId, from: t.from, amount: t.amount, place: foreignPlace(address) });
+        foreign.push({ ...own, chain: t.chain, asset: t.asset, txId: t.txId, from: t.from, amount: t.amount, place: foreignPlace(address) });
         continue;
       }
       const amounts = recorded.get(t.txId);

@@ -6,13 +6,14 @@ import { describe, expect, it } from 'vitest';
 import { createDepositFeed, type DepositFeedDeps } from '../../../actors/deposit-feed.js';
 import type { AssetId, ChainName } from '../../../src/assets/types.js';
 import type { Deposit, Reorg } from '../../../src/chains/types.js';
-import { createLogger } from '../../../src/log.js';
+import { createLogger, type Logger } from '../../../src/log.js';
+import { Writable } from 'node:stream';
 import type { OrderDeposit, OrderDepositVanished } from '../../../src/protocol/index.js';
 import { BASE_USDC } from '../../support/fixtures.js';
 
 const ADDRESS = '0x00000000000000000000000000000000000000d1';
 
-function fakeChain(opts: { kv?: Map<string, string>; now?: () => number } = {}) {
+function fakeChain(opts: { kv?: Map<string, string>; now?: () => number; logger?: Logger } = {}) {
   const kv = opts.kv ?? new Map<string, string>();
   const told: Array<{ orderId: string; command: OrderDeposit | OrderDepositVanished }> = [];
   const state = {
@@ -43,7 +44,7 @@ function fakeChain(opts: { kv?: Map<string, string>; now?: () => number } = {}) 
   const feed = createDepositFeed({
     chains,
     store: { getKey: async (s, k) => kv.get(`${s}|${k}`) ?? null, putKey: async (s, k, v) => void kv.set(`${s}|${k}`, v) },
-    logger: createLogger('silent'),
+    logger: opts.logger ?? createLogger('silent'),
     async tell(orderId, command) {
       if (state.failTell) throw new Error('bus down');
       told.push({ orderId, command });
@@ -251,5 +252,19 @@ describe('deposit feed: a deposit the router sent itself', () => {
       ['0xc4', true],
       ['0xc5', true],
     ]);
+  });
+});
+
+describe('deposit feed: a deposit on another EVM chain than its order\'s', () => {
+  it('is told to nobody and logged for an operator, naming the order and its chain', async () => {
+    const lines: string[] = [];
+    const sink = new Writable({ write: (chunk, _enc, done) => void (lines.push(String(chunk)), done()) });
+    const { feed, state, told } = fakeChain({ logger: createLogger('info', sink) });
+    await feed.register('arbitrum', ADDRESS, 'o-arb', BASE_USDC as AssetId);
+    state.deposits = [dep('0xd1', 8)];
+    await feed.poll();
+    expect(told).toEqual([]);
+    const warned = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'deposit on another chain than the order\'s; left for an operator');
+    expect(warned[0]).toMatchObject({ chain: 'base', txId: '0xd1', orderId: 'o-arb', orderChain: 'arbitrum' });
   });
 });

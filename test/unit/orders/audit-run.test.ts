@@ -75,6 +75,19 @@ describe('runAudit over a store and a ledger', () => {
     expect(base.ledgerHeld).toBe(base.held);
   });
 
+  it('a deposit to an order\'s address on another EVM chain than its own is listed as a foreign deposit there, and the report stays clean', async () => {
+    const r = await funded('o-chain', 7, 1_000_000n);
+    await save(r.id, r);
+    const wrong = await chains.simulateDeposit({ chain: 'arbitrum', asset: ARB_USDC, from: SENDER, to: r.vault!.address, amount: 2_500_000n });
+    const report = await runAudit({ store, chains, recheck: { times: 0, delayMs: 0 } });
+    expect(report).toMatchObject({ findings: [], clean: true });
+    expect(report.foreign).toEqual([
+      { order: 'o-chain', chain: 'arbitrum', address: r.vault!.address, asset: ARB_USDC, txId: wrong.txId, from: SENDER, amount: 2_500_000n, place: `foreign deposit at ${r.vault!.address}` },
+    ]);
+    const arb = report.rows.find((x) => x.asset === ARB_USDC)!;
+    expect([arb.arrived, arb.foreign, arb.held, arb.ledgerHeld]).toEqual([2_500_000n, 2_500_000n, 2_500_000n, 2_500_000n]);
+  });
+
   it('a snapshot of another shape is listed as unreadable, with the reason', async () => {
     await save('o-old', { id: 'o-old', sourceChain: 'base', route: { from: BASE_USDC }, vault: null, deposits: [], legs: [], refunds: [], amountOut: null });
     await store.save({ kind: 'order', id: 'o-bare', snapshot: { not: 'xstate' }, expectedVersion: 0, epoch: 0, wakeAt: null, updatedAt: 1 });

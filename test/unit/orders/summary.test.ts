@@ -30,6 +30,7 @@ const EXPECTED: Record<string, ListStatus | 'by refunds'> = {
   'unwinding.deciding': 'refunded',
   'unwinding.quoting': 'refunded',
   'unwinding.swapping': 'refunded',
+  'unwinding.backoff': 'refunded',
   'unwinding.next': 'refunded',
   'unwinding.returned': 'refunded',
 };
