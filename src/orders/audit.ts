@@ -7,14 +7,16 @@
 //   unrecorded   = arrived − foreign − pending − recorded
 //   heldMismatch = ledgerHeld − held
 // `arrived` and `ledgerHeld` come from the ledger, every other term from the records, so a difference of 0 says that
-// every unit that reached a deposit address from outside is accounted for by the records, and a heldMismatch of 0
+// every unit that reached a deposit address from outside (or from another order, as a deposit its order recorded) is
+// accounted for by the records, and a heldMismatch of 0
 // says that what the records leave in the orders' accounts is what the ledger has there (so what left them, to
 // venues, fees, recipients and refund addresses, adds up to what the records say left). Beside the sums, every
 // recorded leg output, delivery and refund is looked up on the ledger by its transaction id: a record that is
 // consistent with itself but not with what the ledger moved (a delivery recorded larger than it was) is a finding.
 //
 // Two kinds of arrival are counted as held where they arrived instead of as recorded deposits, and listed: a deposit
-// of another asset than the order's (`foreign`: the deposit feed leaves it for an operator), and one still pending in
+// of another asset than the order's, or on another chain sharing the address (`foreign`: the deposit feed leaves it
+// for an operator), and one still pending in
 // a block not mined yet (`pending`: no order can have seen it; it is recorded once mined).
 //
 // On a real chain (hybrid-chains.ts) the ledger is the router's books, and the chain itself is read beside them:
@@ -284,7 +286,9 @@ export function auditMoney(input: AuditInput): AuditReport {
     seen.add(id);
     if (!byTx.has(t.txId)) byTx.set(t.txId, t);
     const owner = depositOwner.get(`${t.chain}|${accountKey(t.chain, t.to)}`);
-    if (!owner || isOwn(t.chain, t.from)) continue;
+    // A transfer from the router's own accounts is no arrival (gas for the address, a reversal), unless the order
+    // recorded it as its deposit: another order delivering or refunding into this address.
+    if (!owner || (isOwn(t.chain, t.from) && !owner.deposits.some((d) => d.txId === t.txId))) continue;
     const list = arrivals.get(owner.id) ?? [];
     list.push(t);
     arrivals.set(owner.id, list);

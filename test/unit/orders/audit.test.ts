@@ -40,15 +40,16 @@ async function deposit(o: MoneyRecords, amount: bigint, opts: { asset?: AssetId;
 }
 
 /** One cross-chain step base.usdc → arbitrum.usdc and the delivery, moved on the ledger and recorded. */
-async function execute(o: MoneyRecords, amountIn: bigint, cost: bigint, amountOut: bigint, deliveryCost: bigint) {
+async function execute(o: MoneyRecords, amountIn: bigint, cost: bigint, amountOut: bigint, deliveryCost: bigint, to = TO) {
   const holder = o.vault!.address;
   await chains.transfer({ key: `${o.id}:0:cost`, chain: 'base', asset: BASE_USDC, from: holder, to: FEES_ACCOUNT, amount: cost });
   await chains.transfer({ key: `${o.id}:0:in`, chain: 'base', asset: BASE_USDC, from: holder, to: poolAccount(VENUE), amount: amountIn - cost });
   const out = await chains.transfer({ key: `${o.id}:0:out`, chain: 'arbitrum', asset: ARB_USDC, from: poolAccount(VENUE), to: holdingAccount(o.id), amount: amountOut });
   o.legs.push({ index: 0, unwind: false, venue: VENUE, from: BASE_USDC, to: ARB_USDC, holder, amountIn, cost, amountOut, txId: out.txId, at: out.at });
   await chains.transfer({ key: `${o.id}:deliver:cost`, chain: 'arbitrum', asset: ARB_USDC, from: holdingAccount(o.id), to: FEES_ACCOUNT, amount: deliveryCost });
-  const d = await chains.transfer({ key: `${o.id}:deliver`, chain: 'arbitrum', asset: ARB_USDC, from: holdingAccount(o.id), to: TO, amount: amountOut - deliveryCost });
-  o.delivery = { asset: ARB_USDC, amountIn: amountOut, cost: deliveryCost, amountOut: amountOut - deliveryCost, to: TO, txId: d.txId, at: d.at };
+  const d = await chains.transfer({ key: `${o.id}:deliver`, chain: 'arbitrum', asset: ARB_USDC, from: holdingAccount(o.id), to, amount: amountOut - deliveryCost });
+  o.delivery = { asset: ARB_USDC, amountIn: amountOut, cost: deliveryCost, amountOut: amountOut - deliveryCost, to, txId: d.txId, at: d.at };
+  return d;
 }
 
 /** A refund of `amount` (its cost burnt into the fee account) from the deposit address, moved and recorded. */
@@ -223,6 +224,19 @@ describe('a held mismatch: the records and the ledger disagree about what an acc
     expect(row(r, ARB_USDC)).toMatchObject({ ledgerHeld: 12n, held: 0n, heldMismatch: 12n });
     expect(r.findings).toEqual([{ kind: 'held_mismatch', order: 'o-gone', chain: 'arbitrum', asset: ARB_USDC, address: 'order:o-gone', held: 0n, ledgerHeld: 12n }]);
     expect(r.clean).toBe(false);
+  });
+});
+
+describe('one order delivering into another order\'s deposit address', () => {
+  it('the delivery is the second order\'s recorded deposit: an arrival from inside the router, no finding, clean', async () => {
+    const first = order('o-first', DEP_1);
+    await deposit(first, 2_500_000_000n);
+    const second: MoneyRecords = { ...order('o-second', DEP_2), sourceChain: 'arbitrum', route: { from: ARB_USDC } };
+    const d = await execute(first, 2_500_000_000n, 1_000_000n, 2_498_000_000n, 500_000n, DEP_2);
+    second.deposits.push({ txId: d.txId, from: holdingAccount(first.id), amount: d.amount, confirmations: 1, required: 1, at: d.at, late: false, spent: 0n, refunded: 0n, fromRouter: true });
+    const r = await audit([first, second]);
+    expect(r).toMatchObject({ findings: [], clean: true });
+    expect(row(r, ARB_USDC)).toMatchObject({ arrived: d.amount, recorded: d.amount, held: d.amount, ledgerHeld: d.amount, ...zeroChecks });
   });
 });
 
