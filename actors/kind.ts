@@ -55,6 +55,8 @@ export interface ActorKindSpec<P extends Protocol<P> = any, L extends AnyActorLo
   wakeUp(snapshot: SnapshotFrom<L>): WakeUp | null;
   /** The coarse state stored beside the snapshot for listings and history (an order's Family A status). */
   status(snapshot: SnapshotFrom<L>): string;
+  /** Statuses in which the actor waits for an operator: entering one is logged at warn, with `reason` when given. */
+  operator?: { statuses: readonly string[]; reason(snapshot: SnapshotFrom<L>): string | null };
   /** Fields stored in the order index (orders only). */
   index?(snapshot: SnapshotFrom<L>): OrderIndex | null;
   /** How long an idle actor of this kind stays in memory, when shorter than the runtime's idle time: for a kind whose

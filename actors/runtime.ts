@@ -131,6 +131,9 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
           index: a.spec.index?.(current) ?? null,
           ...(keysNow !== a.keysWritten ? { keys } : {}),
         });
+        if (history !== a.history && a.spec.operator?.statuses.includes(status)) {
+          logger.warn({ actor: key(a.ref), status, reason: a.spec.operator.reason(current) }, 'actor waits for an operator');
+        }
         a.history = history;
         a.lastPersisted = current;
         a.keysWritten = keysNow;

@@ -143,6 +143,7 @@ export function orderKind(deps: OrderKindDeps): ActorKindSpec<OrderProtocol, Ord
     keys: (s) => (s.context.vault && deps.vaultKeys ? deps.vaultKeys(s.context.vault, s.context.id, s.context.route.from) : []),
     wakeUp: (s) => orderWakeUp(s),
     status: (s) => orderStatus(s),
+    operator: { statuses: ['stalled', 'frozen'], reason: (s) => s.context.haltReason ?? s.context.lastError },
     index: (s) => orderIndex(s, orderView(s)),
   };
 }

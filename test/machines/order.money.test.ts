@@ -1,7 +1,9 @@
 // Every unit that reaches a deposit address ends delivered, refunded, paid as a named cost or held at a named place:
 // one scenario per money path, each replayed at the actor host (alwaysReplay: restored from the store after every
 // step) over the fake ledger, and checked against the ledger after every step.
+import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/log.js';
 import type { OrderContext } from '../../machines/order.machine.js';
 import { holdingAccount, holdings } from '../../src/orders/money.js';
 import { ORDER_TERMS_A, type OrderTerms, type OrderView } from '../../src/orders/types.js';
@@ -131,6 +133,20 @@ describe('A step\'s input never sits in a venue pool when the venue refuses, hal
     expect(v.haltReason).toBe('The venue is halted.');
     expect(v.held).toEqual([{ chain: 'base', asset: QUOTE.route.from, address: o.context.vault!.address, amount: AMOUNT }]);
     expect(host.ledger.held((a) => a.startsWith('pool:'))).toBe(0n);
+    await host.close();
+  });
+
+  it('frozen and stalled orders are logged at warn for an operator, with the reason', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const logger = createLogger('info', new Writable({ write: (chunk, _enc, done) => void (lines.push(JSON.parse(String(chunk)) as Record<string, unknown>), done()) }));
+    const host = orderHost({ policy: DEFAULT_POLICY, logger });
+    await host.create(ID, QUOTE, TO);
+    await deposit(host, OWNER, AMOUNT);
+    host.market.script(`${ID}:0`, { status: 'halted', reason: 'The venue is halted.' });
+    await runToRest(host);
+    const warned = lines.filter((l) => l.msg === 'actor waits for an operator');
+    expect(warned).toHaveLength(1);
+    expect(warned[0]).toMatchObject({ level: 40, actor: `order:${ID}`, status: 'frozen', reason: 'The venue is halted.' });
     await host.close();
   });
 

@@ -23,7 +23,7 @@ import { InsufficientFunds, isUnbounded, MINT_ACCOUNT } from '../../src/chains/i
 import type { Transfer, TransferRequest } from '../../src/chains/types.js';
 import { ManualClock } from '../../src/clock.js';
 import { VenueFailed } from '../../src/errors.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger, type Logger } from '../../src/log.js';
 import { FEES_ACCOUNT, holdingAccount, holdings } from '../../src/orders/money.js';
 import type { OrderTerms } from '../../src/orders/types.js';
 import type { Quote } from '../../src/quotes/types.js';
@@ -259,7 +259,7 @@ export function routeBack(from: string, to: string, amountIn: bigint): PricedRou
   };
 }
 
-export function orderHost(opts: { policy?: Partial<OrderPolicy>; alwaysReplay?: boolean; gated?: boolean; start?: number } = {}): OrderHost {
+export function orderHost(opts: { policy?: Partial<OrderPolicy>; alwaysReplay?: boolean; gated?: boolean; start?: number; logger?: Logger } = {}): OrderHost {
   const sqlite = openSqliteStore(':memory:');
   const store: ActorStore = new Proxy(sqlite, {
     get(target, p, receiver) {
@@ -330,7 +330,7 @@ export function orderHost(opts: { policy?: Partial<OrderPolicy>; alwaysReplay?: 
     }),
   };
 
-  const runtime = createRuntime({ store, clock, logger: createLogger('silent'), alwaysReplay: opts.alwaysReplay ?? true, kinds: [kind] });
+  const runtime = createRuntime({ store, clock, logger: opts.logger ?? createLogger('silent'), alwaysReplay: opts.alwaysReplay ?? true, kinds: [kind] });
   const ref = (id: string) => ({ kind: 'order' as const, id });
   const send = (id: string, message: Record<string, unknown> & { type: string }) => runtime.handle({ ref: ref(id), message: roundTrip(message) });
   async function withOneEffect<T>(act: () => Promise<T>, effect: OrderEffect | null = null): Promise<T> {
