@@ -88,8 +88,8 @@ export function createDepositFeed(deps: DepositFeedDeps): DepositFeed {
       const fromRouter = await isRouterAccount(chain, d.from);
       if (fromRouter) logger.warn({ chain, txId: d.txId, orderId, from: d.from }, 'deposit sent by one of the router\'s own accounts; it is never paid back to its sender');
       try {
-        const told = { type: 'deposit', txId: d.txId, from: d.from, amount: d.amount, confirmations: d.confirmations, required } as const;
-        await deps.tell(orderId, fromRouter ? { ...told, fromRouter } : told);
+        const command = { type: 'deposit', txId: d.txId, from: d.from, amount: d.amount, confirmations: d.confirmations, required } as const;
+        await deps.tell(orderId, fromRouter ? { ...command, fromRouter } : command);
       } catch (err) {
         logger.warn({ chain, txId: d.txId, orderId, err: String(err) }, 'deposit not delivered yet; retrying on the next pass');
         return { reached: d.block - 1, told };

@@ -38,18 +38,20 @@ export function orderEffects(deps: OrderEffectDeps) {
   const move = (key: string, asset: AssetId, from: string, to: string, amount: bigint): Promise<Transfer | null> =>
     amount > 0n ? chains.transfer({ key, chain: chainOf(asset), asset, from, to, amount }) : Promise.resolve(null);
 
-  /** A step whose venue did not fill this time may still have moved money on an earlier try (a restart, or a venue
-   *  that forgot the key and re-priced): then it is unsettled, never "nothing moved"; so is a step whose books cannot
-   *  be read. */
-  const notFilled = async (s: StepInput, outcome: Extract<StepResult, { status: 'failed' | 'halted' }>): Promise<StepResult> => {
-    const why = outcome.status === 'failed' ? outcome.error : outcome.reason;
+  /**
+   * `outcome` when none of the step's money has moved; otherwise the step is unsettled (`unsettled` says why): a step
+   * whose venue does not fill this time may have moved money on an earlier try (a restart, or a venue that forgot the
+   * key and re-priced), and one whose moves cannot be read must not be taken for one that moved nothing either.
+   */
+  const unlessMoved = async (s: StepInput, outcome: Extract<StepResult, { status: 'failed' | 'halted' }>, unsettled: string): Promise<StepResult> => {
     try {
       const chain = chainOf(s.from);
       const moved = await Promise.all([`${s.key}:cost`, `${s.key}:in`].map((key) => chains.transfers({ chain, key })));
       if (moved.every((t) => t.length === 0)) return outcome;
-      return { status: 'unsettled', error: `Step ${s.key} moved money on an earlier try and now did not fill: ${why}`, at: outcome.at };
+      return { status: 'unsettled', error: unsettled, at: outcome.at };
     } catch (err) {
-      return { status: 'unsettled', error: `Step ${s.key} did not fill (${why}), and its moves could not be read: ${message(err)}`, at: outcome.at };
+      const why = outcome.status === 'failed' ? outcome.error : outcome.reason;
+      return { status: 'unsettled', error: `Step ${s.key} did not complete (${why}), and whether its money moved could not be read: ${message(err)}`, at: outcome.at };
     }
   };
 
@@ -73,9 +75,13 @@ export function orderEffects(deps: OrderEffectDeps) {
           .venue(s.venue)
           .execute({ key: s.key, from: assetById(s.from), to: assetById(s.to), amountIn: venueIn, minAmountOut: s.minAmountOut });
       } catch (err) {
-        return notFilled(s, { status: 'failed', error: message(err), at: clock.now() });
+        const error = message(err);
+        return unlessMoved(s, { status: 'failed', error, at: clock.now() }, `Step ${s.key} moved money on an earlier try, and its venue failed now: ${error}`);
       }
-      if (fill.status === 'halted') return notFilled(s, { status: 'halted', reason: fill.reason, shortfall: fill.shortfall === true, at: clock.now() });
+      if (fill.status === 'halted') {
+        const halted = { status: 'halted', reason: fill.reason, shortfall: fill.shortfall === true, at: clock.now() } as const;
+        return unlessMoved(s, halted, `Step ${s.key} moved money on an earlier try, and its venue refused it now: ${fill.reason}`);
+      }
       try {
         // Only now does the order's money move: the cost to the fee account, the input into the venue's pool, the
         // output into the holding account. Each is keyed, so a retry or a restart after any of them completes the rest.
@@ -86,7 +92,8 @@ export function orderEffects(deps: OrderEffectDeps) {
         return { status: 'filled', amountOut: out?.amount ?? 0n, txId: out?.txId ?? fill.txId, at: clock.now() };
       } catch (err) {
         // Unsettled when a move before this one went through; when none did, nothing moved and the step just failed.
-        return notFilled(s, { status: 'failed', error: `Step ${s.key} filled at ${s.venue}, and moving its money failed: ${message(err)}`, at: clock.now() });
+        const error = `Step ${s.key} filled at ${s.venue}, and moving its money failed: ${message(err)}`;
+        return unlessMoved(s, { status: 'failed', error, at: clock.now() }, error);
       }
     }),
 

@@ -214,12 +214,13 @@ describe('A step whose money moved in part is tried again until it completes, ne
     await deposit(host, OWNER, AMOUNT);
     let o = await host.finishEffect(ID);
     expect(o.context.partMoved).toBe(true);
+    host.market.forget(`${ID}:0`);
     host.market.script(`${ID}:0`, { status: 'halted', reason: 'The venue is halted.' });
     await host.fireAt(o.context.retryAt!);
     o = await host.finishEffect(ID);
     expect((await view(host)).status).toBe('executing');
     expect(o.context.partMoved).toBe(true);
-    expect(o.context.lastError).toMatch(/moved money on an earlier try/);
+    expect(o.context.lastError).toMatch(/moved money on an earlier try, and its venue refused it now/);
     expect(o.context.refundQueue).toEqual([]);
     await host.close();
   });

@@ -157,6 +157,11 @@ export class ScriptedMarket {
     this.scripts.set(key, answer);
   }
 
+  /** The venue forgets `key`'s fill, as the simulated venues do across a restart: the next execution is priced anew. */
+  forget(key: string): void {
+    this.filled.delete(key);
+  }
+
   /** Executions of `key` wait until the returned function is called. */
   hold(key: string): () => void {
     let release!: () => void;
