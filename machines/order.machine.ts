@@ -11,6 +11,7 @@ import {
   type RefundReason, type RefundRecord,
 } from '../src/orders/money.js';
 import { ORDER_STATUSES, type OrderStatus, type OrderTerms } from '../src/orders/types.js';
+import type { OrderDeposit } from '../src/protocol/order.js';
 import type { PricedRoute } from '../src/routing/types.js';
 import type { VenueId } from '../src/venues/types.js';
 
@@ -116,17 +117,8 @@ export interface OrderContext extends Omit<OrderInput, 'vault'> {
 const contextHoldsRecords = (c: OrderContext): MoneyRecords => c;
 void contextHoldsRecords;
 
-export type DepositEvent = {
-  type: 'deposit';
-  txId: string;
-  from: string;
-  amount: bigint;
-  confirmations: number;
-  required: number;
-  at: number;
-  /** See OrderDeposit.fromRouter. */
-  fromRouter?: boolean;
-};
+/** The deposit feed's command (see OrderDeposit), stamped with the host's clock when it reached the order. */
+export type DepositEvent = OrderDeposit & { at: number };
 /** A reorg removed the deposit's transaction from its chain (told at least once; unknown txIds change nothing). */
 export type DepositVanishedEvent = { type: 'deposit.vanished'; txId: string; at: number };
 export type OrderEvent =
