@@ -110,6 +110,12 @@ async function main(): Promise<void> {
 }
 
 main().catch((err) => {
+  // A setting found missing or invalid while the service is built (a cluster process's seed or secret) is the same
+  // refusal as one loadConfig finds: exit code 2, naming the variable.
+  if (err instanceof ConfigError) {
+    console.error(`swap-router: invalid configuration: ${err.message}`);
+    process.exit(2);
+  }
   console.error('swap-router: failed to start:', err instanceof Error ? err.message : err);
   process.exit(1);
 });

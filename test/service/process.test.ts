@@ -18,8 +18,8 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-function start(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+function start(env: Record<string, string>, mode: string[] = []) {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...mode], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -67,5 +67,13 @@ describe('npm start runs the service in embedded mode (no other server needed)',
     const [code] = await once(p.child, 'close');
     expect(code).toBe(2);
     expect(p.err()).toMatch(/ROUTER_SIM_LATENCY_SCALE/);
+  });
+
+  it('a setting a cluster process requires, missing, stops the start the same way (an edge without ROUTER_GATEWAY_SECRET)', async () => {
+    // Empty is unset; the NATS address is never reached, the secret is checked first.
+    const p = start({ ROUTER_GATEWAY_SECRET: '', ROUTER_NATS_URL: 'nats://127.0.0.1:1' }, ['edge']);
+    const [code] = await once(p.child, 'close');
+    expect(code).toBe(2);
+    expect(p.err()).toMatch(/invalid configuration: ROUTER_GATEWAY_SECRET is required/);
   });
 });
