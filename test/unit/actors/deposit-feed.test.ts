@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { createDepositFeed, type DepositFeedDeps } from '../../../actors/deposit-feed.js';
 import type { AssetId, ChainName } from '../../../src/assets/types.js';
 import type { Deposit, Reorg } from '../../../src/chains/types.js';
+import { OrderNotFound } from '../../../src/errors.js';
 import { createLogger, type Logger } from '../../../src/log.js';
 import { Writable } from 'node:stream';
 import type { OrderDeposit, OrderDepositVanished } from '../../../src/protocol/index.js';
@@ -23,6 +24,7 @@ function fakeChain(opts: { kv?: Map<string, string>; now?: () => number; logger?
     vanished: [] as Deposit[],
     scans: [] as Array<[number, number]>,
     failTell: false,
+    missing: new Set<string>(),
   };
   const chains: DepositFeedDeps['chains'] = {
     requiredConfirmations: (chain: ChainName) => (chain === 'base' ? 3 : 1),
@@ -47,6 +49,7 @@ function fakeChain(opts: { kv?: Map<string, string>; now?: () => number; logger?
     logger: opts.logger ?? createLogger('silent'),
     async tell(orderId, command) {
       if (state.failTell) throw new Error('bus down');
+      if (state.missing.has(orderId)) throw new OrderNotFound(`Order ${orderId} does not exist.`);
       told.push({ orderId, command });
     },
     cursorEveryMs: 30_000,
@@ -266,5 +269,19 @@ describe('deposit feed: a deposit on another EVM chain than its order\'s', () =>
     expect(told).toEqual([]);
     const warned = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'deposit on another chain than the order\'s; left for an operator');
     expect(warned[0]).toMatchObject({ chain: 'base', txId: '0xd1', orderId: 'o-arb', orderChain: 'arbitrum' });
+  });
+});
+
+describe('deposit feed: an address whose order does not exist', () => {
+  it('does not hold back the chain: its deposit is skipped for an operator, the next one is told and the cursor moves on', async () => {
+    const { feed, state, told, cursor } = fakeChain();
+    const OTHER = '0x00000000000000000000000000000000000000d3';
+    await feed.register('base', ADDRESS, 'o-gone', BASE_USDC as AssetId);
+    await feed.register('base', OTHER, 'o-here', BASE_USDC as AssetId);
+    state.missing.add('o-gone');
+    state.deposits = [dep('0xe1', 7), { ...dep('0xe2', 8), to: OTHER }];
+    await feed.poll();
+    expect(told.map((t) => [t.orderId, t.command.txId])).toEqual([['o-here', '0xe2'], ['o-here', '0xe2']]);
+    expect([cursor('seen'), cursor('confirmed')]).toEqual([10, 8]);
   });
 });
