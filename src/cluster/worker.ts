@@ -10,6 +10,7 @@ import { ManualClock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { composeActorHost } from '../service.js';
+import { missingSeed } from '../vaults/index.js';
 import { openConfiguredStore } from './open-store.js';
 import type { ActorStore } from '../store/types.js';
 import { connectNats } from './nats-connect.js';
@@ -30,6 +31,9 @@ export interface Worker {
 }
 
 export async function createWorker(config: Config, opts: { logger: Logger; version: string }): Promise<Worker> {
+  // Refused before the store and NATS are reached: a worker that cannot derive the cluster's addresses says so at once
+  // instead of after waiting for a server.
+  if (config.vaultSeed === null) throw missingSeed();
   const id = config.cluster.workerId ?? `${hostname().replace(/[^A-Za-z0-9_-]/g, '-')}-${process.pid}`;
   const logger = opts.logger.child({ worker: id });
   const clock = new ManualClock();

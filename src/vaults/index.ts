@@ -1,5 +1,5 @@
 // Public names of the vaults module: the master seed, HD derivation of deposit addresses and keys, vault issuing.
-export { MasterSeed, SEED_FILE, SEED_VARIABLE, loadOrCreateSeed, parseSeed } from './seed.js';
+export { MasterSeed, SEED_FILE, SEED_VARIABLE, loadOrCreateSeed, missingSeed, parseSeed } from './seed.js';
 export type { LoadSeedOptions, SeedSource } from './seed.js';
 export { BRANCH_PATHS, DepositKey, MAX_INDEX, derivationPath, deriveAddress, deriveKey } from './derive.js';
 export type { VaultScheme } from './derive.js';

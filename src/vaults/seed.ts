@@ -98,6 +98,11 @@ export interface LoadSeedOptions {
   allowGenerate: boolean;
 }
 
+/** The refusal of a process outside embedded mode that has no configured seed. */
+export function missingSeed(): ConfigError {
+  return new ConfigError(`${SEED_VARIABLE} is required outside embedded mode: every process must derive deposit addresses from one seed.`);
+}
+
 /**
  * The seed of this process. A configured seed wins; otherwise, in embedded mode, the seed file, generated on the
  * first start. Outside embedded mode a missing seed stops the start: processes that share a store must share one
@@ -111,9 +116,7 @@ export async function loadOrCreateSeed(opts: LoadSeedOptions): Promise<MasterSee
     await warnIfFileDiffers(file, seed, opts.logger);
     return seed;
   }
-  if (!opts.allowGenerate) {
-    throw new ConfigError(`${SEED_VARIABLE} is required outside embedded mode: every process must derive deposit addresses from one seed.`);
-  }
+  if (!opts.allowGenerate) throw missingSeed();
   let seed = await readSeedFile(file, opts.logger);
   let created = false;
   if (!seed) {

@@ -76,4 +76,11 @@ describe('npm start runs the service in embedded mode (no other server needed)',
     expect(code).toBe(2);
     expect(p.err()).toMatch(/invalid configuration: ROUTER_GATEWAY_SECRET is required/);
   });
+
+  it('a worker without ROUTER_VAULT_SEED refuses at once, before it waits for an unreachable NATS', async () => {
+    const p = start({ ROUTER_VAULT_SEED: '', ROUTER_NATS_URL: 'nats://127.0.0.1:1' }, ['worker']);
+    const [code] = await once(p.child, 'close');
+    expect(code).toBe(2);
+    expect(p.err()).toMatch(/invalid configuration: ROUTER_VAULT_SEED is required/);
+  });
 });
