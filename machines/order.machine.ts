@@ -354,12 +354,17 @@ function allocate(ctx: OrderContext, amount: bigint): DepositRecord[] {
 }
 
 /** Proceeds of an unwind, shared among the senders by what each one's deposits funded (to the client's refund address
- *  when it gave one); the first share takes the rounding remainder. */
+ *  when it gave one); the first share takes the rounding remainder. A sender of the router's own has no share paid:
+ *  its share, and then the remainder too, stays held in the holding account for an operator. */
 function proceedsRefunds(ctx: OrderContext, amount: bigint): PlannedRefund[] {
-  // Keyed by target; a share without one (a sender of the router's own) stays held in the holding account.
   const shares = new Map<string | null, bigint>();
   if (ctx.givenRefundAddress) shares.set(ctx.givenRefundAddress, 1n);
-  else for (const d of ctx.deposits) if (d.spent > 0n) shares.set(refundTargetOf(ctx, d), (shares.get(refundTargetOf(ctx, d)) ?? 0n) + d.spent);
+  else {
+    for (const d of ctx.deposits) {
+      const to = refundTargetOf(ctx, d);
+      if (d.spent > 0n) shares.set(to, (shares.get(to) ?? 0n) + d.spent);
+    }
+  }
   const total = [...shares.values()].reduce((s, v) => s + v, 0n);
   if (total === 0n) return [];
   const parts = [...shares].map(([to, w]) => ({ to, amount: (amount * w) / total }));

@@ -258,6 +258,23 @@ describe('A deposit the router sent itself (another order delivering or refundin
     await host.close();
   });
 
+  it('unwound after a step converted it: the proceeds of the way back stay held in the holding account, named', async () => {
+    const host = orderHost({ policy: DEFAULT_POLICY });
+    await host.create(ID, QUOTE, TO);
+    await routerDeposit(host, AMOUNT);
+    host.market.script(`${ID}:1`, { status: 'failing', error: 'down' });
+    let o = await runToRest(host);
+    await host.fireAt(o.context.retryAt!);
+    await runToRest(host);
+    await host.unwind(ID);
+    o = await runToRest(host);
+    const v = await view(host);
+    expect(v.refunds).toEqual([]);
+    expect(o.context.legs.filter((l) => l.unwind)).toHaveLength(1);
+    expect(v.held).toEqual([{ chain: 'base', asset: QUOTE.route.from, address: holdingAccount(ID), amount: o.context.legs.at(-1)!.amountOut }]);
+    await host.close();
+  });
+
   it('with the client\'s refund address its excess goes there, and a client\'s own deposit still goes back to its sender', async () => {
     const host = orderHost({ policy: DEFAULT_POLICY });
     await host.create(ID, QUOTE, TO, GIVEN_REFUND);
