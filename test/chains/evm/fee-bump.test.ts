@@ -31,6 +31,21 @@ async function until<T>(read: () => T | null | Promise<T | null>, ms = 15_000): 
   }
 }
 
+/** Mines until `sent` settles. A replacement is stored before it is broadcast, so one block mined as soon as the store
+ *  shows it may be mined before the node has it, and the send would then wait for a block that never comes. */
+async function mineUntil<T>(sent: Promise<T>): Promise<T> {
+  let settled: { value: T } | null = null;
+  void sent.then((value) => {
+    settled = { value };
+  });
+  const done = await until(async () => {
+    if (settled !== null) return settled;
+    await rpc(node, 'evm_mine');
+    return null;
+  });
+  return done.value;
+}
+
 describe('fee bumping of a stuck send', () => {
   it('a send priced below the base fee is replaced at higher fees for its nonce; the replacement settles the key; one transfer on chain', async () => {
     const store = memStore();
@@ -67,8 +82,7 @@ describe('fee bumping of a stuck send', () => {
       expect(replacement.maxFeePerGas!).toBeGreaterThan(offered * 4n);
       expect(replacement.to?.toLowerCase()).toBe(to);
       expect(replacement.value).toBe(ETH);
-      await rpc(node, 'evm_mine');
-      const settled = await sent;
+      const settled = await mineUntil(sent);
       expect(settled).toMatchObject({ key: 'k-stuck', amount: ETH });
       const t = settled as { txId: string; key: string };
 
@@ -112,8 +126,7 @@ describe('fee bumping of a stuck send', () => {
       const replaced = await until(() => ((entry()?.replacements?.length ?? 0) > 0 ? entry() : null));
       expect(replaced.replacements![0]!.at - original.at).toBeGreaterThanOrEqual(300);
       expect(parseTransaction(replaced.replacements![0]!.raw).maxPriorityFeePerGas!).toBeGreaterThan(parseTransaction(original.raw).maxPriorityFeePerGas!);
-      await rpc(node, 'evm_mine');
-      const t = await sent;
+      const t = await mineUntil(sent);
       expect(t).toMatchObject({ key: 'k-waiting', amount: ETH });
       expect(outboxHashes(entry()!)).toContain((t as { txId: string }).txId);
       expect(await client(node).getTransactionCount({ address: sender.address })).toBe(1);
