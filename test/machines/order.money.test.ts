@@ -32,6 +32,14 @@ async function runToRest(host: OrderHost): Promise<StoredOrder> {
   return o;
 }
 
+/** The second step's venue fails past every retry: the order stalls after the first step converted the funds. */
+async function stallAtSecondStep(host: OrderHost, error = 'down'): Promise<StoredOrder> {
+  host.market.script(`${ID}:1`, { status: 'failing', error });
+  const o = await runToRest(host);
+  await host.fireAt(o.context.retryAt!);
+  return runToRest(host);
+}
+
 const view = async (host: OrderHost): Promise<OrderView> => {
   const r = await host.get(ID);
   if (!r.ok) throw new Error(JSON.stringify(r.error));
@@ -154,10 +162,7 @@ describe('A step\'s input never sits in a venue pool when the venue refuses, hal
     const host = orderHost({ policy: DEFAULT_POLICY });
     await host.create(ID, QUOTE, TO);
     await deposit(host, OWNER, AMOUNT);
-    host.market.script(`${ID}:1`, { status: 'failing', error: 'The venue did not answer.' });
-    let o = await runToRest(host);
-    await host.fireAt(o.context.retryAt!);
-    o = await runToRest(host);
+    const o = await stallAtSecondStep(host, 'The venue did not answer.');
     const v = await view(host);
     expect(v.status).toBe('stalled');
     expect(v.held).toEqual([{ chain: 'arbitrum', asset: QUOTE.route.steps[1]!.from, address: holdingAccount(ID), amount: o.context.legs[0]!.amountOut }]);
@@ -262,12 +267,9 @@ describe('A deposit the router sent itself (another order delivering or refundin
     const host = orderHost({ policy: DEFAULT_POLICY });
     await host.create(ID, QUOTE, TO);
     await routerDeposit(host, AMOUNT);
-    host.market.script(`${ID}:1`, { status: 'failing', error: 'down' });
-    let o = await runToRest(host);
-    await host.fireAt(o.context.retryAt!);
-    await runToRest(host);
+    await stallAtSecondStep(host);
     await host.unwind(ID);
-    o = await runToRest(host);
+    const o = await runToRest(host);
     const v = await view(host);
     expect(v.refunds).toEqual([]);
     expect(o.context.legs.filter((l) => l.unwind)).toHaveLength(1);
@@ -391,12 +393,9 @@ describe('Unwinding a stalled or frozen order', () => {
     const listed: typeof QUOTE = { ...QUOTE, request: { ...QUOTE.request, blocklist: ['chainflip', 'relay'] } };
     await host.create(ID, listed, TO);
     await deposit(host, OWNER, AMOUNT);
-    host.market.script(`${ID}:1`, { status: 'failing', error: 'down' });
-    let o = await runToRest(host);
-    await host.fireAt(o.context.retryAt!);
-    await runToRest(host);
+    await stallAtSecondStep(host);
     await host.unwind(ID);
-    o = await runToRest(host);
+    const o = await runToRest(host);
     expect(host.routeRequests).toEqual([expect.objectContaining({ to: QUOTE.route.from, allowlist: [], blocklist: ['chainflip', 'relay'] })]);
     expect((await view(host)).status).toBe('expired');
     expectBalanced(host, o);
@@ -407,13 +406,10 @@ describe('Unwinding a stalled or frozen order', () => {
     const host = orderHost({ policy: DEFAULT_POLICY });
     await host.create(ID, QUOTE, TO);
     await deposit(host, OWNER, AMOUNT);
-    host.market.script(`${ID}:1`, { status: 'failing', error: 'down' });
-    let o = await runToRest(host);
-    await host.fireAt(o.context.retryAt!);
-    o = await runToRest(host);
+    await stallAtSecondStep(host);
     expect((await view(host)).status).toBe('stalled');
     await host.unwind(ID);
-    o = await runToRest(host);
+    const o = await runToRest(host);
     const back = o.context.legs.filter((l) => l.unwind);
     expect(back).toHaveLength(1);
     expect(back[0]).toMatchObject({ from: QUOTE.route.steps[1]!.from, to: QUOTE.route.from });
