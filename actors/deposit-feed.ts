@@ -12,6 +12,7 @@
 import type { AssetId, ChainName } from '../src/assets/types.js';
 import { CHAIN_NAMES } from '../src/assets/types.js';
 import { chainsSharingAddresses } from '../src/assets/chains.js';
+import { isEvmAddress } from '../src/chains/accounts.js';
 import type { Deposit, DepositWatcher } from '../src/chains/types.js';
 import { OrderNotFound } from '../src/errors.js';
 import type { Logger } from '../src/log.js';
@@ -112,8 +113,11 @@ export function createDepositFeed(deps: DepositFeedDeps): DepositFeed {
     return owner ? (JSON.parse(owner) as { orderId: string; asset: AssetId }) : null;
   }
 
-  /** The order owning `address` on another chain sharing `chain`'s addresses (another EVM chain for an EVM one). */
+  /** The order owning `address` on another chain sharing `chain`'s addresses (another EVM chain for an EVM one). A scan
+   *  lists every transfer of its blocks, most of them between internal accounts (fees, pools, holding accounts): only
+   *  an EVM address, the form of a deposit address, is looked up. */
   async function ownerOnAnotherEvmChain(chain: ChainName, address: string): Promise<{ orderId: string; chain: ChainName } | null> {
+    if (!isEvmAddress(address)) return null;
     for (const other of chainsSharingAddresses(chain)) {
       if (other === chain) continue;
       const owner = await ownerOf(other, address);

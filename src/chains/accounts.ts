@@ -33,6 +33,11 @@ export function isUnbounded(address: string): boolean {
 }
 
 const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+
+/** A 20-byte hex address, the form of every EVM account (and of HyperCore's); internal accounts never have it. */
+export function isEvmAddress(address: string): boolean {
+  return EVM_ADDRESS.test(address);
+}
 const BECH32 = /^(bc1|tb1|bcrt1)[0-9a-zA-Z]+$/i;
 
 /**
@@ -41,7 +46,7 @@ const BECH32 = /^(bc1|tb1|bcrt1)[0-9a-zA-Z]+$/i;
  * Without this a checksummed deposit address and its lower-case spelling would be two accounts.
  */
 export function accountKey(chain: ChainName, address: string): string {
-  if (EVM_ADDRESS.test(address)) return address.toLowerCase();
+  if (isEvmAddress(address)) return address.toLowerCase();
   if (chain === 'bitcoin' && BECH32.test(address)) return address.toLowerCase();
   return address;
 }
