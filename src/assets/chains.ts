@@ -1,6 +1,6 @@
 // The chains the router serves (spec 2.1). EVM chains are also addressed as `evm:<chain id>`.
 // Chain ids are mainnet ids; a changed id changes every canonical asset id of that chain.
-import type { Chain, ChainName } from './types.js';
+import { CHAIN_NAMES, type Chain, type ChainName } from './types.js';
 
 export const CHAINS: Readonly<Record<ChainName, Chain>> = {
   ethereum: { name: 'ethereum', kind: 'evm', evmChainId: 1, nativeSymbol: 'ETH' },
@@ -19,8 +19,7 @@ export const CHAINS: Readonly<Record<ChainName, Chain>> = {
 /** The chains on which an address of `chain` is the same account: every EVM chain for an EVM one (one key, one
  *  address on each), else `chain` alone. */
 export function chainsSharingAddresses(chain: ChainName): ChainName[] {
-  const all = Object.keys(CHAINS) as ChainName[];
-  return CHAINS[chain].kind === 'evm' ? all.filter((c) => CHAINS[c].kind === 'evm') : [chain];
+  return CHAINS[chain].kind === 'evm' ? CHAIN_NAMES.filter((c) => CHAINS[c].kind === 'evm') : [chain];
 }
 
 export function chainByEvmId(id: number): Chain | undefined {

@@ -36,7 +36,7 @@ import { ASSETS, assetById } from '../assets/registry.js';
 import { CHAIN_NAMES, type AssetId, type ChainName } from '../assets/types.js';
 import { accountKey } from '../chains/accounts.js';
 import type { AccountReconciliation, Balance, GasDeskSpend, Transfer } from '../chains/types.js';
-import { FEES_ACCOUNT, holdingAccount, holdings, moneyFlows, type ChainAmount, type MoneyRecords } from './money.js';
+import { holdingAccount, holdings, isInternalAccount, moneyFlows, type ChainAmount, type MoneyRecords } from './money.js';
 
 /** Prefix of the holding accounts (`holdingAccount(id)`): any such account belongs to an order. */
 const HOLDING_PREFIX = holdingAccount('');
@@ -269,9 +269,7 @@ export function auditMoney(input: AuditInput): AuditReport {
     if (o.vault) for (const chain of chainsSharingAddresses(o.sourceChain)) depositOwner.set(`${chain}|${accountKey(chain, o.vault.address)}`, o);
   }
   const isOwn = (chain: ChainName, address: string): boolean =>
-    address === FEES_ACCOUNT ||
-    address.startsWith(HOLDING_PREFIX) ||
-    address.startsWith('pool:') ||
+    isInternalAccount(address) ||
     depositOwner.has(`${chain}|${accountKey(chain, address)}`);
 
   // Arrivals per order, oldest first (as the ledger lists them).
