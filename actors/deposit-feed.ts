@@ -87,7 +87,7 @@ export function createDepositFeed(deps: DepositFeedDeps): DepositFeed {
         logger.warn({ chain, txId: d.txId, orderId, asset: d.asset }, 'deposit of another asset than the order expects; left for an operator');
         continue;
       }
-      const fromRouter = await isRouterAccount(chain, d.from);
+      const fromRouter = d.fromRouter === true || (await isRouterAccount(chain, d.from));
       if (fromRouter) logger.warn({ chain, txId: d.txId, orderId, from: d.from }, 'deposit sent by one of the router\'s own accounts; it is never paid back to its sender');
       try {
         const command = { type: 'deposit', txId: d.txId, from: d.from, amount: d.amount, confirmations: d.confirmations, required } as const;

@@ -456,10 +456,13 @@ export function openHybridChains(opts: HybridChainsOptions): HybridChains {
   // ------------------------------------------------------------------ deposits
 
   /**
-   * Transfers in the blocks, from the node. The router's own sends (payouts and gas top-ups, from the treasury or
-   * the gas account) are not deposits and are left out. A transfer into a deposit address is booked (`mint` →
+   * Transfers in the blocks, from the node. A transfer from outside into a deposit address is booked (`mint` →
    * address, key `deposit:<chain>:<txId>:<logIndex|value>`, then `…:<n>` once a reorg took it back n times;
    * idempotent) before it is answered, and remembered among the chain's recent deposits for the reorg check.
+   * The router's own sends (from the treasury, the gas account or a deposit address) are booked by `transfer` and
+   * never here. Gas top-ups are left out; the other sends are answered only when they pay into a deposit address (one
+   * order delivering or refunding into another's), so that order hears them: a treasury send with the internal
+   * account the books moved it from as its sender, flagged `fromRouter`.
    */
   async function scanReal(evm: EvmChain, fromBlock: number, toBlock?: number): Promise<Deposit[]> {
     const found = await evm.scan(fromBlock, toBlock);
@@ -468,7 +471,13 @@ export function openHybridChains(opts: HybridChainsOptions): HybridChains {
     const booked: BookedDeposit[] = [];
     for (const [i, d] of found.entries()) {
       const id = ids[i]!;
-      if (d.from === treasury || d.from === gasAccount) continue;
+      if (d.from === gasAccount) continue;
+      const { blockHash: _hash, logIndex: _log, ...deposit } = d;
+      if (d.from === treasury || (await depositAddresses.has(d.from))) {
+        if (!(await depositAddresses.has(d.to))) continue;
+        out.push(d.from === treasury ? { ...deposit, from: (await bookedSender(d)) ?? treasury, fromRouter: true, txId: id } : { ...deposit, txId: id });
+        continue;
+      }
       if (await depositAddresses.has(d.to)) {
         const base = `deposit:${evm.chain}:${d.txId}:${d.logIndex ?? 'value'}`;
         const n = Number((await store.getKey(DEPOSIT_REVERSALS_SPACE, base)) ?? '0');
@@ -480,11 +489,20 @@ export function openHybridChains(opts: HybridChainsOptions): HybridChains {
           amount: String(d.amount), vanished: false,
         });
       }
-      const { blockHash: _hash, logIndex: _log, ...deposit } = d;
       out.push({ ...deposit, txId: id });
     }
     if (booked.length > 0) await rememberDeposits(evm, booked);
     return out;
+  }
+
+  /** The internal account the books moved a treasury send from (a payout's holding account), or null while the send
+   *  is mined but not booked yet. */
+  async function bookedSender(d: { txId: string; to: string; asset: AssetId }): Promise<string | null> {
+    for (const key of await keysOf(d.txId)) {
+      const [t] = await sim.transfers({ key });
+      if (t && t.to.toLowerCase() === d.to && t.asset === d.asset) return t.from;
+    }
+    return null;
   }
 
   // ------------------------------------------------------------------ reorgs

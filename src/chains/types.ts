@@ -43,6 +43,9 @@ export interface Deposit {
   block: number;
   /** `height − block + 1`, never below 0 (0 = sent, not yet in a mined block). */
   confirmations: number;
+  /** The chain knows the sender for one of the router's own accounts (on a real chain, the treasury whose send the
+   *  books name by an internal account): such money is never paid back to its sender. Absent: not known here. */
+  fromRouter?: true;
 }
 
 export interface Balance {

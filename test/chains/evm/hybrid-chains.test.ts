@@ -1,6 +1,7 @@
 // The hybrid chains facade on a real anvil node: which transfers are real transactions and which are bookings,
-// deposits booked before they are answered, the router's own sends left out of scans, gas top-ups of deposit
-// addresses (token and native sends), and the simulated chains untouched.
+// deposits booked before they are answered, the router's own sends never booked as deposits and told only when they
+// pay into a deposit address, gas top-ups of deposit addresses (token and native sends), and the simulated chains
+// untouched.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWalletClient, erc20Abi, http, type Address, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
@@ -82,6 +83,37 @@ describe('hybrid chains: deposits on a real chain', () => {
     expect(booked[0]!.block).toBe(d!.block);
     expect((await chains.transfers({ txId: d!.txId })).map((t) => t.key)).toEqual([booked[0]!.key]);
     expect(booked[0]!.key).toMatch(/^deposit:base:0x[0-9a-f]{64}:\d+$/);
+  });
+
+  it('a payout of the treasury into a deposit address (one order delivering into another\'s) is told with the holding account the books moved it from, flagged fromRouter, and booked once', async () => {
+    const dep = await depositAddress();
+    await mintDevToken(node.url, tokenAddress('base', 'USDC'), TREASURY.address as Address, 1_000_000n, { from: MINTER });
+    await chains.transfer({ key: 'chain-fund', chain: 'base', asset: USDC.id, from: poolAccount('aave'), to: holdingAccount('first'), amount: 400_000n });
+    const from = await chains.height('base');
+    const payout = await chains.transfer({ key: 'chain-payout', chain: 'base', asset: USDC.id, from: holdingAccount('first'), to: dep, amount: 400_000n });
+    for (let i = 0; i < 2; i++) {
+      const found = (await chains.scan('base', from + 1)).filter((d) => d.to === dep);
+      expect(found).toEqual([expect.objectContaining({ txId: payout.txId, from: holdingAccount('first'), fromRouter: true, amount: 400_000n })]);
+    }
+    expect(await chains.balanceOf('base', dep, USDC.id)).toBe(400_000n);
+    expect((await chains.transfers({ address: dep })).filter((t) => t.from === MINT_ACCOUNT)).toEqual([]);
+  });
+
+  it('a send from one deposit address into another (a refund into another order\'s address) is told with its sender and booked once', async () => {
+    const first = await depositAddress();
+    const second = await depositAddress();
+    const start = await chains.height('base');
+    await mintDevToken(node.url, tokenAddress('base', 'USDC'), first, 2_000_000n, { from: MINTER });
+    await chains.scan('base', start + 1);
+    const from = await chains.height('base');
+    const refund = await chains.transfer({ key: 'chain-refund', chain: 'base', asset: USDC.id, from: first, to: second, amount: 2_000_000n });
+    for (let i = 0; i < 2; i++) {
+      const found = (await chains.scan('base', from + 1)).filter((d) => d.to === second);
+      expect(found).toEqual([expect.objectContaining({ txId: refund.txId, from: first, amount: 2_000_000n })]);
+      expect(found[0]!.fromRouter).toBeUndefined();
+    }
+    expect(await chains.balanceOf('base', second, USDC.id)).toBe(2_000_000n);
+    expect(await chains.balanceOf('base', first, USDC.id)).toBe(0n);
   });
 
   it('heights and confirmations come from the node; simulateDeposit is refused there and works on simulated chains', async () => {

@@ -234,7 +234,7 @@ describe('deposit feed: cursors over empty blocks', () => {
 });
 
 describe('deposit feed: a deposit the router sent itself', () => {
-  it('from another order\'s deposit address or an internal account it is told with fromRouter; from a client it is not', async () => {
+  it('from another order\'s deposit address, an internal account or a sender the chain names as the router\'s it is told with fromRouter; from a client it is not', async () => {
     const { feed, state, told } = fakeChain();
     const OTHER = '0x00000000000000000000000000000000000000d2';
     await feed.register('base', ADDRESS, 'o-1', BASE_USDC as AssetId);
@@ -245,15 +245,18 @@ describe('deposit feed: a deposit the router sent itself', () => {
       { ...dep('0xc3', 8), from: 'order:o-3' },
       { ...dep('0xc4', 8), from: 'fees' },
       { ...dep('0xc5', 8), from: 'pool:relay' },
+      // A real chain's treasury: an address the feed cannot tell from a client's, named by the chain.
+      { ...dep('0xc6', 8), from: '0x00000000000000000000000000000000000000a2', fromRouter: true },
     ];
     await feed.poll();
-    const seen = told.filter((t) => t.command.type === 'deposit').slice(0, 5);
+    const seen = told.filter((t) => t.command.type === 'deposit').slice(0, 6);
     expect(seen.map((t) => [t.command.txId, (t.command as OrderDeposit).fromRouter ?? false])).toEqual([
       ['0xc1', false],
       ['0xc2', true],
       ['0xc3', true],
       ['0xc4', true],
       ['0xc5', true],
+      ['0xc6', true],
     ]);
   });
 });
