@@ -3,9 +3,11 @@
 // one encoding of the quote fewer per order). The bind is always this host's (the message came to the quote's shard);
 // the creation is too when the host holds the order's shard, else it goes over the bus to the host that does. Each
 // step is the command it always was, so the guarantees are theirs: one quote binds one order, and a repeat after a
-// failure between the two completes the creation of the order the quote is already bound to.
+// failure between the two completes the creation of the order the quote is already bound to. An order selling more than
+// its asset's deposit limit is refused before anything is bound.
 import type { ActorRef, Bus, EnvelopeHandler, Reply } from '../src/bus/types.js';
 import { toErrorData } from '../src/errors.js';
+import { assertWithinLimit, NO_LIMITS, type DepositLimits } from '../src/orders/limits.js';
 import type { OrderView } from '../src/orders/types.js';
 import { isCommandOf, type OrderCreate } from '../src/protocol/index.js';
 import type { Runtime } from './runtime.js';
@@ -15,6 +17,8 @@ export interface PlacementDeps {
   holds(ref: ActorRef): boolean;
   /** Reaches an order whose shard another host holds. */
   bus: Pick<Bus, 'request'>;
+  /** ROUTER_ORDER_MAX_DEPOSIT: an order selling more is refused before its quote is bound; absent = none. */
+  limits?: DepositLimits;
 }
 
 /** The runtime's `handle`, with `quote.order` answered here; every other message goes to `handle` as it is. */
@@ -23,6 +27,11 @@ export function withOrderPlacement(runtime: Pick<Runtime, 'handle' | 'ask'>, dep
     const { ref, message, requestId } = envelope;
     if (ref.kind !== 'quote' || !isCommandOf('quote', message) || message.type !== 'quote.order') return runtime.handle(envelope);
     const { orderId: proposed, quote, toAddress, refundAddress, terms } = message;
+    try {
+      assertWithinLimit(deps.limits ?? NO_LIMITS, quote);
+    } catch (err) {
+      return { ok: false, error: toErrorData(err) };
+    }
     const bound = await runtime.ask({ kind: 'quote', id: ref.id }, { type: 'quote.bind', orderId: proposed, toAddress, refundAddress }, requestId);
     if (!bound.ok) return bound;
     const order: ActorRef<'order'> = { kind: 'order', id: bound.value.orderId };

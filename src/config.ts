@@ -4,6 +4,7 @@ import { inspect } from 'node:util';
 import { CHAINS } from './assets/chains.js';
 import { CHAIN_NAMES, type ChainName } from './assets/types.js';
 import { ConfigError } from './errors.js';
+import { parseDepositLimits, type DepositLimits } from './orders/limits.js';
 import { mongoDatabaseOf, mongoDatabaseProblem } from './store/mongo-url.js';
 import { parseSeed, type MasterSeed } from './vaults/seed.js';
 import { VENUE_IDS, type VenueId } from './venues/types.js';
@@ -122,6 +123,9 @@ export interface Config {
     backoffMs: number;
     /** ROUTER_ORDER_SHORTFALL_TOLERANCE_BPS, default 100: a step re-priced this far below its quote freezes the order. */
     shortfallToleranceBps: number;
+    /** ROUTER_ORDER_MAX_DEPOSIT, default none: per source asset, the most one order takes in (`base.usdc=100000,…`,
+     *  whole units). An order for more is refused (400); deposits adding up to more freeze the order. */
+    maxDeposit: DepositLimits;
   };
   /** Prometheus metrics (GET /metrics). Embedded mode serves them on the dev listener; a worker or an edge on its own
    *  port, ROUTER_METRICS_PORT (default 9464; 0 = any free port; `off` = not served), on ROUTER_HOST. */
@@ -373,6 +377,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxAttempts: int(env, 'ROUTER_ORDER_MAX_ATTEMPTS', 5, 1, 100),
       backoffMs: int(env, 'ROUTER_ORDER_BACKOFF_MS', 2000, 1, 3_600_000),
       shortfallToleranceBps: int(env, 'ROUTER_ORDER_SHORTFALL_TOLERANCE_BPS', 100, 0, 10_000),
+      maxDeposit: parseDepositLimits('ROUTER_ORDER_MAX_DEPOSIT', env.ROUTER_ORDER_MAX_DEPOSIT),
     },
     metrics: { port: metricsPort(env) },
     overload: {

@@ -75,6 +75,11 @@ export class OrderNotCancellable extends RouterError {
 export class Unauthorized extends RouterError {
   override readonly code = 'unauthorized';
 }
+/** An order selling more than the router's limit for its asset (ROUTER_ORDER_MAX_DEPOSIT): refused before its quote
+ *  is bound. */
+export class AmountAboveLimit extends RouterError {
+  override readonly code = 'amount_above_limit';
+}
 /** An order whose refund could not be paid: refused before its quote is bound. */
 export class RefundNotViable extends RouterError {
   override readonly code = 'refund_not_viable';
@@ -129,6 +134,7 @@ const classes: Record<string, new (message: string, details?: never) => RouterEr
   order_not_cancellable: OrderNotCancellable,
   unauthorized: Unauthorized,
   refund_not_viable: RefundNotViable,
+  amount_above_limit: AmountAboveLimit,
   store_outcome_unknown: StoreOutcomeUnknown,
   snapshot_conflict: SnapshotConflict,
   venue_timeout: VenueTimeout,

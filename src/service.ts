@@ -114,7 +114,7 @@ export async function composeActorHost(
   const kinds = [
     quoteKind({ router, prices: market, clock }),
     orderKind({
-      clock, vaults, chains, market, router, policy: { ...config.orders, maxAmountIn: null }, onVault: deposits.register,
+      clock, vaults, chains, market, router, policy: config.orders, limits: config.orders.maxDeposit, onVault: deposits.register,
       vaultAt: drawn, vaultKeys,
     }),
   ];
@@ -146,7 +146,7 @@ export async function createEmbeddedService(
   });
   metrics.observeActorsInMemory(runtime.activeCount);
   // One process holds every actor: `quote.order` binds and creates here, without a second message.
-  const stopServing = await bus.serve(withOrderPlacement(runtime, { holds: () => true, bus }));
+  const stopServing = await bus.serve(withOrderPlacement(runtime, { holds: () => true, bus, limits: config.orders.maxDeposit }));
   runtime.start();
   deposits.start(config.depositPollMs);
   const janitor = createQuoteJanitor({

@@ -6,6 +6,7 @@ import { nextRefund, orderMachine, orderStatus, orderWakeUp, type OrderMachine, 
 import { assetById } from '../../src/assets/index.js';
 import type { AssetId, ChainName } from '../../src/assets/types.js';
 import { OrderNotCancellable, OrderNotFound, Unauthorized, toErrorData } from '../../src/errors.js';
+import { limitOf, NO_LIMITS, type DepositLimits } from '../../src/orders/limits.js';
 import { holdings } from '../../src/orders/money.js';
 import { ORDER_TERMS_A, type OrderView } from '../../src/orders/types.js';
 import type { OrderProtocol } from '../../src/protocol/index.js';
@@ -18,7 +19,10 @@ import { orderIndex } from './order-summary.js';
 export { FEES_ACCOUNT } from '../../src/orders/money.js';
 
 export interface OrderKindDeps extends OrderEffectDeps {
-  policy: OrderPolicy;
+  /** Every order's policy but its deposit limit, which is its source asset's in `limits`. */
+  policy: Omit<OrderPolicy, 'maxAmountIn'>;
+  /** ROUTER_ORDER_MAX_DEPOSIT; absent = none. */
+  limits?: DepositLimits;
   /** Draws the deposit vault at creation: with it, an order's first snapshot already holds its vault and is stored in
    *  the same store write that takes the vault's index and writes the address's keys (one durable write for the
    *  whole creation). Without it (test hosts), the order issues its vault in `opening` through `vaults.issue`. */
@@ -102,7 +106,12 @@ export function orderKind(deps: OrderKindDeps): ActorKindSpec<OrderProtocol, Ord
         refundCost: quote.refundCost,
         terms: command.terms ?? ORDER_TERMS_A,
         createdAt: clock.now(),
-        policy: deps.policy,
+        policy: {
+          maxAttempts: deps.policy.maxAttempts,
+          backoffMs: deps.policy.backoffMs,
+          shortfallToleranceBps: deps.policy.shortfallToleranceBps,
+          maxAmountIn: limitOf(deps.limits ?? NO_LIMITS, quote.request.from),
+        },
       };
     },
     toEvent(command, now) {

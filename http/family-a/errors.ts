@@ -18,6 +18,8 @@ export const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   order_not_found: 404,
   // The refund of such an order could not be paid: refused at creation like any other invalid order request.
   refund_not_viable: 400,
+  // The order sells more than the router takes in one order of its asset (ROUTER_ORDER_MAX_DEPOSIT).
+  amount_above_limit: 400,
   order_not_cancellable: 409,
   unauthorized: 401,
   unavailable: 503,

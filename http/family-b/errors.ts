@@ -18,6 +18,7 @@ export const B_STATUS_BY_CODE: Readonly<Record<string, readonly [number, BErrorC
   invalid_address: [400, 'invalid_request'],
   venue_list_conflict: [400, 'invalid_request'],
   refund_not_viable: [400, 'invalid_request'],
+  amount_above_limit: [400, 'invalid_request'],
   quote_refused: [422, 'insufficient_liquidity'],
   // Unlike Family A, an unknown quote is a missing resource here (the table).
   quote_not_found: [404, 'not_found'],

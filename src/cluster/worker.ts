@@ -93,7 +93,7 @@ export async function createWorker(config: Config, opts: { logger: Logger; versi
     onPassivate: (ref) => metrics.actorsPassivated.inc({ kind: ref.kind }),
   });
   // `quote.order` creates its order in this worker when it holds the order's shard, else through NATS.
-  const handle = withOrderPlacement(runtime, { holds: (ref) => leases.epochOf(shardOf(ref.id, config.shards)) !== null, bus });
+  const handle = withOrderPlacement(runtime, { holds: (ref) => leases.epochOf(shardOf(ref.id, config.shards)) !== null, bus, limits: config.orders.maxDeposit });
   metrics.observeActorsInMemory(runtime.activeCount);
   metrics.observeShardsOwned(() => leases.ownedShards().length);
   // Each shard's expired quotes are swept by its owner only.

@@ -293,9 +293,12 @@ export function orderHost(opts: { policy?: Partial<OrderPolicy>; alwaysReplay?: 
   const reversals = new Map<string, number>();
   const arrivalKey = (txId: string) => ((reversals.get(txId) ?? 0) === 0 ? `deposit:${txId}` : `deposit:${txId}:${reversals.get(txId)}`);
 
+  const { maxAmountIn, ...policy } = { ...DEFAULT_POLICY, ...opts.policy };
   const real = orderKind({
     clock,
-    policy: { ...DEFAULT_POLICY, ...opts.policy },
+    policy,
+    // The host's orders all sell BASE_USDC: its limit is the policy's.
+    ...(maxAmountIn === null ? {} : { limits: new Map([[BASE_USDC, maxAmountIn]]) }),
     chains: { transfer: (t) => ledger.transfer(t), transfers: async (f) => ledger.transfers.filter((t) => (f?.key === undefined || t.key === f.key) && (f?.chain === undefined || t.chain === f.chain)) },
     market,
     router: {

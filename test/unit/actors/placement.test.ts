@@ -1,10 +1,13 @@
 // `quote.order` at the quote's host (actors/placement.ts): the quote's bind, then the bound order's creation, here when
-// the host holds the order's shard and over the bus when it does not; a failed step answers its own failure.
+// the host holds the order's shard and over the bus when it does not; a failed step answers its own failure; an order
+// above its asset's deposit limit is refused before the bind.
 import { describe, expect, it } from 'vitest';
 import { withOrderPlacement } from '../../../actors/placement.js';
 import { runtimeOver } from '../../support/fake-runtime.js';
 import type { ActorRef, Bus, Envelope, Reply } from '../../../src/bus/types.js';
-import { QuoteExpired, Unavailable, fromErrorData, toErrorData } from '../../../src/errors.js';
+import { AmountAboveLimit, QuoteExpired, Unavailable, fromErrorData, toErrorData } from '../../../src/errors.js';
+import { findAsset } from '../../../src/assets/registry.js';
+import { parseDepositLimits } from '../../../src/orders/limits.js';
 import type { AnyCommand, QuoteOrder } from '../../../src/protocol/index.js';
 import type { Quote } from '../../../src/quotes/types.js';
 
@@ -64,6 +67,19 @@ describe('quote.order at the quote\'s host', () => {
     expect(reply.ok).toBe(false);
     if (!reply.ok) expect(fromErrorData(reply.error)).toBeInstanceOf(QuoteExpired);
     expect(h.seen.map((e) => e.message.type)).toEqual(['quote.bind']);
+  });
+
+  it('refuses an order selling more than its asset\'s deposit limit before binding anything', async () => {
+    const h = host();
+    const usdc = findAsset('base', 'USDC')!;
+    const big = { id: 'q-1', route: { from: usdc.id, amountIn: 5_000_000_000n } } as unknown as Quote;
+    const limits = parseDepositLimits('ROUTER_ORDER_MAX_DEPOSIT', 'base.usdc=4000');
+    const reply = await withOrderPlacement(runtimeOver(h.handle), { holds: () => true, bus: h.bus, limits })(envelope({ ...place, quote: big }));
+    expect(reply.ok).toBe(false);
+    if (!reply.ok) expect(fromErrorData(reply.error)).toBeInstanceOf(AmountAboveLimit);
+    expect(h.seen).toEqual([]);
+    const within = { ...big, route: { ...big.route, amountIn: 4_000_000_000n } } as Quote;
+    expect((await withOrderPlacement(runtimeOver(h.handle), { holds: () => true, bus: h.bus, limits })(envelope({ ...place, quote: within }))).ok).toBe(true);
   });
 
   it('answers a failed creation (here or over the bus) as a failure the edge may retry', async () => {

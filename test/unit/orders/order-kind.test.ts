@@ -28,7 +28,7 @@ async function world() {
     store, clock, logger: createLogger('silent'), alwaysReplay: true,
     kinds: [
       quoteKind({ router, prices: market, clock }),
-      orderKind({ clock, vaults, chains, market, policy: { maxAttempts: 3, backoffMs: 1000, shortfallToleranceBps: 100, maxAmountIn: null } }),
+      orderKind({ clock, vaults, chains, market, policy: { maxAttempts: 3, backoffMs: 1000, shortfallToleranceBps: 100 } }),
     ],
   });
   const bus = createInProcessBus(10_000, { verifyCodec: true });
