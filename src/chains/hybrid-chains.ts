@@ -36,7 +36,7 @@ export const REAL_KEYS_SPACE = 'evm-real-keys';
 
 /** Per chain: the deposits booked in the last blocks a reorg check can reach (JSON array of `BookedDeposit`). */
 export const RECENT_DEPOSITS_SPACE = 'evm-recent-deposits';
-/** Per deposit (`<chain>:<txId>:<logIndex|value>`): how many times a reorg took it back (its booking keys' suffix). */
+/** Per deposit (`<chain>:<txId>:<transferIndex|value>`): how many times a reorg took it back (its booking keys' suffix). */
 export const DEPOSIT_REVERSALS_SPACE = 'evm-deposit-reversals';
 /** Booked deposits older than this many blocks below the height are out of any reorg check's reach. */
 const RECENT_BLOCKS = 256;
@@ -96,7 +96,7 @@ interface RealTx {
 
 /** A deposit booked from a scan, as the reorg check needs it (amount as a decimal string: JSON). */
 interface BookedDeposit {
-  /** `deposit:<chain>:<txId>:<logIndex|value>`, the same for every time the transaction is mined. */
+  /** `deposit:<chain>:<txId>:<transferIndex|value>`, the same for every time the transaction is mined. */
   base: string;
   /** The bookkeeping key of the current booking: `base`, then `base:<n>` after the n-th reversal. */
   key: string;
@@ -106,7 +106,7 @@ interface BookedDeposit {
   txId: string;
   block: number;
   blockHash: string;
-  logIndex: number | null;
+  transferIndex: number | null;
   from: string;
   to: string;
   asset: AssetId;
@@ -127,16 +127,16 @@ interface Baseline {
 /**
  * The ids of deposits read from a real chain (in scan order, whole blocks), what orders deduplicate deposits by: the
  * transaction hash, except that a transaction's second and later token transfers to the same address are
- * `<txHash>:<logIndex>`, so one transaction paying a deposit address twice (a multicall, a batch payout) makes two
+ * `<txHash>:<transferIndex>` (its place among the transaction's token transfers), so one transaction paying a deposit address twice (a multicall, a batch payout) makes two
  * deposits, while the usual deposit (one transfer per transaction) keeps the plain hash that explorers show.
  */
-export function depositIds(deposits: readonly { txId: string; to: string; logIndex: number | null }[]): string[] {
+export function depositIds(deposits: readonly { txId: string; to: string; transferIndex: number | null }[]): string[] {
   const seen = new Set<string>();
   return deposits.map((d) => {
     const pair = `${d.txId}|${d.to}`;
     const again = seen.has(pair);
     seen.add(pair);
-    return again && d.logIndex !== null ? `${d.txId}:${d.logIndex}` : d.txId;
+    return again && d.transferIndex !== null ? `${d.txId}:${d.transferIndex}` : d.txId;
   });
 }
 
@@ -368,6 +368,13 @@ export function openHybridChains(opts: HybridChainsOptions): HybridChains {
       }
       const { need, have } = await gasNeed(evm, asset, from, to, amount);
       if (have >= need) return;
+      // The top-up pays gas only: a native send whose amount the address does not hold on chain (the books credit
+      // a deposit a reorg has taken and the feed has not told yet) would otherwise be paid by the gas account.
+      if (assetById(asset).native && have < amount) {
+        throw new InsufficientFunds(`${evm.chain}: ${from} holds ${have} on chain, less than the ${amount} to send; its deposit may have left the chain.`, {
+          chain: evm.chain, asset, address: from, balance: String(have), amount: String(amount),
+        });
+      }
       await evm.send({ key: topUpKey, asset: native, from: gasAccount, to: from, amount: need - have });
       logger?.debug({ chain: evm.chain, key: topUpKey, address: from, amount: String(need - have) }, 'deposit address topped up with gas');
       return;
@@ -410,6 +417,13 @@ export function openHybridChains(opts: HybridChainsOptions): HybridChains {
     const from = onChain(req.from, 'from');
     const to = onChain(req.to, 'to');
     if (from === to) return sim.transfer(req);
+    // Signed before a crash and not booked: the send settles the stored transaction, which is booked below as this
+    // request's. Its amount is taken from the transaction; accounts that differ cannot be, so they are refused, loudly,
+    // rather than booked where the money did not go.
+    const signed = await evm.outboxEntry(req.key);
+    if (signed && (signed.from !== from || signed.to !== to)) {
+      throw new InvalidRequest(`${req.chain}: key ${req.key} was signed for a send from ${signed.from} to ${signed.to}, not from ${from} to ${to}.`, 'key');
+    }
     // The books must allow it before real money moves: the treasury on chain holds more than any one holding owns.
     // One order's transfers run one at a time, so this check and the booking below do not race for its accounts.
     if (!isUnbounded(accountKey(req.chain, req.from))) {
@@ -457,7 +471,7 @@ export function openHybridChains(opts: HybridChainsOptions): HybridChains {
 
   /**
    * Transfers in the blocks, from the node. A transfer from outside into a deposit address is booked (`mint` →
-   * address, key `deposit:<chain>:<txId>:<logIndex|value>`, then `…:<n>` once a reorg took it back n times;
+   * address, key `deposit:<chain>:<txId>:<transferIndex|value>`, then `…:<n>` once a reorg took it back n times;
    * idempotent) before it is answered, and remembered among the chain's recent deposits for the reorg check.
    * The router's own sends (from the treasury, the gas account or a deposit address) are booked by `transfer` and
    * never here. Gas top-ups are left out; the other sends are answered only when they pay into a deposit address (one
@@ -472,20 +486,20 @@ export function openHybridChains(opts: HybridChainsOptions): HybridChains {
     for (const [i, d] of found.entries()) {
       const id = ids[i]!;
       if (d.from === gasAccount) continue;
-      const { blockHash: _hash, logIndex: _log, ...deposit } = d;
+      const { blockHash: _hash, transferIndex: _index, ...deposit } = d;
       if (d.from === treasury || (await depositAddresses.has(d.from))) {
         if (!(await depositAddresses.has(d.to))) continue;
         out.push(d.from === treasury ? { ...deposit, from: (await bookedSender(d)) ?? treasury, fromRouter: true, txId: id } : { ...deposit, txId: id });
         continue;
       }
       if (await depositAddresses.has(d.to)) {
-        const base = `deposit:${evm.chain}:${d.txId}:${d.logIndex ?? 'value'}`;
+        const base = `deposit:${evm.chain}:${d.txId}:${d.transferIndex ?? 'value'}`;
         const n = Number((await store.getKey(DEPOSIT_REVERSALS_SPACE, base)) ?? '0');
         const key = n === 0 ? base : `${base}:${n}`;
         await remember(key, { txId: id, block: d.block });
         await sim.transfer({ key, chain: evm.chain, asset: d.asset, from: MINT_ACCOUNT, to: d.to, amount: d.amount });
         booked.push({
-          base, key, id, txId: d.txId, block: d.block, blockHash: d.blockHash, logIndex: d.logIndex, from: d.from, to: d.to, asset: d.asset,
+          base, key, id, txId: d.txId, block: d.block, blockHash: d.blockHash, transferIndex: d.transferIndex, from: d.from, to: d.to, asset: d.asset,
           amount: String(d.amount), vanished: false,
         });
       }
@@ -550,10 +564,10 @@ export function openHybridChains(opts: HybridChainsOptions): HybridChains {
     const candidates = recent.filter((d) => d.block >= fromBlock && !d.vanished);
     const asEvm = (d: BookedDeposit): EvmDeposit => ({
       txId: d.txId, chain: evm.chain, asset: d.asset, from: d.from, to: d.to, amount: BigInt(d.amount), block: d.block, confirmations: 0,
-      blockHash: d.blockHash as Hex, logIndex: d.logIndex,
+      blockHash: d.blockHash as Hex, transferIndex: d.transferIndex,
     });
-    const gone = new Set((await evm.vanished(candidates.map(asEvm))).map((d) => `${d.txId}:${d.logIndex ?? 'value'}`));
-    const now = candidates.filter((d) => gone.has(`${d.txId}:${d.logIndex ?? 'value'}`));
+    const gone = new Set((await evm.vanished(candidates.map(asEvm))).map((d) => `${d.txId}:${d.transferIndex ?? 'value'}`));
+    const now = candidates.filter((d) => gone.has(`${d.txId}:${d.transferIndex ?? 'value'}`));
     for (const d of now) {
       await reverseBooking(evm.chain, d);
       d.vanished = true;
@@ -565,7 +579,7 @@ export function openHybridChains(opts: HybridChainsOptions): HybridChains {
     return recent
       .filter((d) => d.block >= fromBlock && d.vanished)
       .map((d) => {
-        const { blockHash: _h, logIndex: _l, ...deposit } = asEvm(d);
+        const { blockHash: _h, transferIndex: _i, ...deposit } = asEvm(d);
         return { ...deposit, txId: d.id ?? d.txId };
       });
   }
@@ -611,7 +625,7 @@ export function openHybridChains(opts: HybridChainsOptions): HybridChains {
     const { tip, found } = await transfersOn(evm);
     const mine = found.filter((d) => d.block >= sinceBlock && d.to === a && d.from !== gasAccount);
     const ids = depositIds(mine);
-    return mine.map(({ blockHash: _h, logIndex: _l, ...d }, i) => ({ ...d, confirmations: confirmationsAt(tip, d.block), txId: ids[i]! }));
+    return mine.map(({ blockHash: _h, transferIndex: _i, ...d }, i) => ({ ...d, confirmations: confirmationsAt(tip, d.block), txId: ids[i]! }));
   }
 
   const realHub = new WatchHub(

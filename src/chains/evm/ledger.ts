@@ -66,11 +66,14 @@ export interface EvmChainOptions {
   beforeBroadcast?: (entry: OutboxEntry) => void | Promise<void>;
 }
 
-/** A deposit with where it was read: the block's hash (to tell a reorg) and, for a token transfer, its log index. */
+/** A deposit with where it was read: the block's hash (to tell a reorg) and, for a token transfer, its place in its
+ *  transaction. */
 export interface EvmDeposit extends Deposit {
   blockHash: Hex;
-  /** Index of the Transfer log in its block; null for a native value transfer. */
-  logIndex: number | null;
+  /** The Transfer log's place among the transaction's registry-token Transfer logs (0, 1, …); null for a native
+   *  value transfer. Not the block's log index: a reorg that mines the transaction again elsewhere in a block changes
+   *  that, and this must not change, since it keys the deposit's booking and id. */
+  transferIndex: number | null;
 }
 
 export interface EvmSendRequest {
@@ -181,7 +184,7 @@ export async function vanishedDeposits(client: PublicClient, deposits: readonly 
         gone.push(d);
         continue;
       }
-      if (d.logIndex === null) continue;
+      if (d.transferIndex === null) continue;
       const token = assetById(d.asset).address;
       const still = receipt.logs.some((l) => {
         if (l.address.toLowerCase() !== token || l.topics[0] !== TRANSFER_TOPIC || l.topics.length !== 3) return false;
@@ -190,7 +193,7 @@ export async function vanishedDeposits(client: PublicClient, deposits: readonly 
       if (!still) gone.push(d);
     }
   });
-  return gone.sort((a, b) => a.block - b.block || (a.logIndex ?? -1) - (b.logIndex ?? -1));
+  return gone.sort((a, b) => a.block - b.block || (a.transferIndex ?? -1) - (b.transferIndex ?? -1));
 }
 
 const TRANSFER_TOPIC = keccak256(new TextEncoder().encode('Transfer(address,address,uint256)'));
@@ -295,6 +298,12 @@ export function openEvmChain(opts: EvmChainOptions): EvmChain {
     for (let i = 1; i < blocks.length; i++) {
       if (blocks[i]!.parentHash !== blocks[i - 1]!.hash) throw new ChainMoved(`${chain}: the chain moved during a scan of ${fromBlock}..${to}; scan again.`);
     }
+    // And they must extend the blocks read before: a reorg between the caller's reorg check and this scan would
+    // otherwise overwrite the remembered hashes with the new chain's, and no later check could find it.
+    const before = fromBlock > 0 ? await hashes.get(fromBlock - 1) : null;
+    if (before !== null && blocks[0]!.parentHash !== before) {
+      throw new ChainMoved(`${chain}: block ${fromBlock} does not extend the blocks read before it; check for a reorg and scan again.`);
+    }
     const hashOf = new Map(blocks.map((b) => [Number(b.number), b.hash]));
     const out: Array<EvmDeposit & { pos: number }> = [];
 
@@ -307,23 +316,27 @@ export function openEvmChain(opts: EvmChainOptions): EvmChain {
         const block = Number(b.number);
         out.push({
           txId: tx.hash, chain, asset: nativeId, from: lower(tx.from), to: lower(tx.to!), amount: tx.value,
-          block, confirmations: confirmationsAt(tip, block), blockHash: b.hash, logIndex: null, pos: tx.transactionIndex * 2 ** 20 - 1,
+          block, confirmations: confirmationsAt(tip, block), blockHash: b.hash, transferIndex: null, pos: tx.transactionIndex * 2 ** 20 - 1,
         });
       }
     }
 
     if (tokens.length > 0) {
+      // Logs come by block and log index, so a transaction's Transfer logs are counted in their order within it.
+      const counted = new Map<string, number>();
       for (let lo = fromBlock; lo <= to; lo += LOG_RANGE) {
         const hi = Math.min(to, lo + LOG_RANGE - 1);
         const logs = await client.getLogs({ address: tokens.map((t) => t.address as Address), event: TRANSFER_EVENT, fromBlock: BigInt(lo), toBlock: BigInt(hi), strict: true });
         for (const log of logs) {
           const block = Number(log.blockNumber);
           if (hashOf.get(block) !== log.blockHash) throw new ChainMoved(`${chain}: the chain moved during a scan of ${fromBlock}..${to}; scan again.`);
+          const transferIndex = counted.get(log.transactionHash) ?? 0;
+          counted.set(log.transactionHash, transferIndex + 1);
           const asset = tokenByAddress.get(log.address.toLowerCase());
           if (!asset || log.args.value === 0n) continue;
           out.push({
             txId: log.transactionHash, chain, asset: asset.id, from: lower(log.args.from), to: lower(log.args.to), amount: log.args.value,
-            block, confirmations: confirmationsAt(tip, block), blockHash: log.blockHash, logIndex: log.logIndex, pos: log.transactionIndex * 2 ** 20 + log.logIndex,
+            block, confirmations: confirmationsAt(tip, block), blockHash: log.blockHash, transferIndex, pos: log.transactionIndex * 2 ** 20 + log.logIndex,
           });
         }
       }

@@ -41,7 +41,7 @@ describe('EVM deposits (anvil)', () => {
     expect(found).toEqual([
       {
         txId: paid.hash, chain: 'base', asset: NATIVE, from: paid.from, to, amount: 123_456_789n,
-        block: paid.block, confirmations: 1, blockHash: expect.stringMatching(/^0x[0-9a-f]{64}$/), logIndex: null,
+        block: paid.block, confirmations: 1, blockHash: expect.stringMatching(/^0x[0-9a-f]{64}$/), transferIndex: null,
       },
     ]);
     await mine(node, 2);
@@ -53,7 +53,7 @@ describe('EVM deposits (anvil)', () => {
     expect(await chain.scan(paid.block + 3, paid.block + 10)).toEqual([]);
   });
 
-  it('an ERC-20 transfer of a registry token shows with the token asset, its sender and its log index', async () => {
+  it('an ERC-20 transfer of a registry token shows with the token asset, its sender and its place in the transaction', async () => {
     const sender = await fundedAccount(node);
     await mintDevToken(node.url, USDC_ADDRESS, sender.address, 5_000_000n);
     const to = randomAddress();
@@ -67,7 +67,7 @@ describe('EVM deposits (anvil)', () => {
       expect.objectContaining({ asset: USDC.id, from: NATIVE_EVM_ADDRESS, to: sender.address, amount: 5_000_000n, block: block - 1, confirmations: 2 }),
       {
         txId: hash, chain: 'base', asset: USDC.id, from: sender.address, to, amount: 1_250_000n, block, confirmations: 1,
-        blockHash: receipt.blockHash, logIndex: receipt.logs[0]!.logIndex,
+        blockHash: receipt.blockHash, transferIndex: 0,
       },
     ]);
     await mine(node, 4);
