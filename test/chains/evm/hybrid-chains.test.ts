@@ -6,20 +6,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWalletClient, erc20Abi, http, type Address, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { NATIVE_EVM_ADDRESS, findAsset } from '../../../src/assets/registry.js';
-import { MINT_ACCOUNT, openSimChains, poolAccount } from '../../../src/chains/index.js';
+import { MINT_ACCOUNT, poolAccount } from '../../../src/chains/index.js';
 import { InsufficientFunds } from '../../../src/chains/errors.js';
 import { ANVIL_ACCOUNTS, type AnvilNode } from '../../../src/chains/evm/anvil.js';
 import { mintDevToken } from '../../../src/chains/evm/dev-token.js';
 import { OUTBOX_SPACE } from '../../../src/chains/evm/ledger.js';
-import { openHybridChains, type HybridChains } from '../../../src/chains/hybrid-chains.js';
-import { ManualClock } from '../../../src/clock.js';
+import type { HybridChains } from '../../../src/chains/hybrid-chains.js';
 import { InvalidRequest } from '../../../src/errors.js';
 import { FEES_ACCOUNT, holdingAccount } from '../../../src/orders/money.js';
-import { client, fundedAccount, memStore, randomAddress, rpc, type KeyStore } from './ledger-support.js';
+import { client, fundedAccount, hybridOnBase, memStore, randomAddress, rpc, type KeyStore } from './ledger-support.js';
 import { startDevChain, tokenAddress } from './support.js';
 
 const TREASURY = ANVIL_ACCOUNTS[0]!;
-const GAS = ANVIL_ACCOUNTS[1]!;
 const MINTER = ANVIL_ACCOUNTS[3]!.address as Address;
 const USDC = findAsset('base', 'USDC')!;
 const ETH = `evm:8453.${NATIVE_EVM_ADDRESS}` as const;
@@ -27,37 +25,18 @@ const ETH = `evm:8453.${NATIVE_EVM_ADDRESS}` as const;
 let node: AnvilNode;
 let store: KeyStore;
 let chains: HybridChains;
-const depositKeys = new Map<string, Hex>();
+let depositAddress: () => Promise<Address>;
 
 beforeAll(async () => {
   node = await startDevChain('base');
   store = memStore();
-  chains = openHybridChains({
-    sim: openSimChains({ file: ':memory:', clock: new ManualClock(), pollMs: 0 }),
-    rpc: { base: node.url },
-    store,
-    treasuryKey: TREASURY.privateKey as Hex,
-    gasKey: GAS.privateKey as Hex,
-    depositAddresses: {
-      has: async (a) => depositKeys.has(a.toLowerCase()),
-      keyOf: async (a) => depositKeys.get(a.toLowerCase()) ?? null,
-    },
-    pollMs: 0,
-    evm: { pollMs: 50, rpcTimeoutMs: 5_000 },
-  });
+  ({ chains, depositAddress } = hybridOnBase(node, store));
 }, 60_000);
 
 afterAll(async () => {
   await chains?.close();
   await node?.stop();
 });
-
-/** A deposit address the facade knows, holding no ETH. */
-async function depositAddress(): Promise<Address> {
-  const a = await fundedAccount(node, 0n);
-  depositKeys.set(a.address, a.key);
-  return a.address;
-}
 
 const sent = async (key: string) => (await store.getKey(OUTBOX_SPACE, key)) !== null;
 

@@ -6,16 +6,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWalletClient, encodeFunctionData, erc20Abi, http, type Address, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { findAsset } from '../../../src/assets/registry.js';
-import { openSimChains, poolAccount } from '../../../src/chains/index.js';
+import { poolAccount } from '../../../src/chains/index.js';
 import { ANVIL_ACCOUNTS, type AnvilNode } from '../../../src/chains/evm/anvil.js';
 import { devTokenAbi, mintDevToken } from '../../../src/chains/evm/dev-token.js';
-import { openHybridChains, type HybridChains } from '../../../src/chains/hybrid-chains.js';
+import type { HybridChains } from '../../../src/chains/hybrid-chains.js';
 import { ChainMoved } from '../../../src/chains/evm/errors.js';
 import { InsufficientFunds } from '../../../src/chains/errors.js';
 import { InvalidRequest } from '../../../src/errors.js';
-import { ManualClock } from '../../../src/clock.js';
 import { holdingAccount } from '../../../src/orders/money.js';
-import { client, fundedAccount, memStore, randomAddress, rpc, type KeyStore } from './ledger-support.js';
+import { client, fundedAccount, hybridOnBase, memStore, randomAddress, rpc, type KeyStore } from './ledger-support.js';
 import { startDevChain, tokenAddress } from './support.js';
 
 const TREASURY = ANVIL_ACCOUNTS[0]!;
@@ -26,47 +25,29 @@ const USDC = findAsset('base', 'USDC')!;
 let node: AnvilNode;
 let store: KeyStore;
 let chains: HybridChains;
-const depositKeys = new Map<string, Hex>();
+let depositAddress: () => Promise<Address>;
 let crashOn: string | null = null;
 
-function open(): HybridChains {
-  return openHybridChains({
-    sim: openSimChains({ file: ':memory:', clock: new ManualClock(), pollMs: 0 }),
-    rpc: { base: node.url },
-    store,
-    treasuryKey: TREASURY.privateKey as Hex,
-    gasKey: GAS.privateKey as Hex,
-    depositAddresses: {
-      has: async (a) => depositKeys.has(a.toLowerCase()),
-      keyOf: async (a) => depositKeys.get(a.toLowerCase()) ?? null,
-    },
-    pollMs: 0,
-    evm: {
-      pollMs: 50, rpcTimeoutMs: 5_000, receiptTimeoutMs: 3_000, bumpAfterMs: 0,
-      beforeBroadcast: (e) => {
-        if (e.key === crashOn) { crashOn = null; throw new Error('crash before broadcast'); }
-      },
-    },
-  });
-}
-
-/** A fresh node and facade for the tests of the enclosing describe block. */
+/** A fresh node and facade for the tests of the enclosing describe block; a send whose key is `crashOn` stops once
+ *  after it is signed and stored, before its broadcast, as a crash would. */
 function useChains(): void {
   beforeAll(async () => {
     node = await startDevChain('base');
     store = memStore();
-    chains = open();
+    ({ chains, depositAddress } = hybridOnBase(node, store, {
+      receiptTimeoutMs: 3_000,
+      bumpAfterMs: 0,
+      beforeBroadcast: (e) => {
+        if (e.key !== crashOn) return;
+        crashOn = null;
+        throw new Error('crash before broadcast');
+      },
+    }));
   }, 60_000);
   afterAll(async () => {
     await chains?.close();
     await node?.stop();
   });
-}
-
-async function depositAddress(): Promise<Address> {
-  const a = await fundedAccount(node, 0n);
-  depositKeys.set(a.address, a.key);
-  return a.address;
 }
 
 const usdcOnChain = (a: Address) => client(node).readContract({ address: tokenAddress('base', 'USDC'), abi: erc20Abi, functionName: 'balanceOf', args: [a] });

@@ -1,9 +1,13 @@
 // Helpers of the EVM ledger tests: an in-memory key store (the ActorStore's putKey/getKey), raw RPC calls, and
-// fresh accounts funded with anvil_setBalance so each test starts from known balances and nonces.
+// fresh accounts funded with anvil_setBalance so each test starts from known balances and nonces, and the hybrid
+// facade over one node.
 import { createPublicClient, http, type Address, type Hex, type PublicClient } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import type { ActorStore } from '../../../src/store/types.js';
-import type { AnvilNode } from '../../../src/chains/evm/anvil.js';
+import { ANVIL_ACCOUNTS, type AnvilNode } from '../../../src/chains/evm/anvil.js';
+import { openSimChains } from '../../../src/chains/index.js';
+import { openHybridChains, type HybridChains, type HybridChainsOptions } from '../../../src/chains/hybrid-chains.js';
+import { ManualClock } from '../../../src/clock.js';
 
 export type KeyStore = Pick<ActorStore, 'getKey' | 'putKey'> & { map: Map<string, string> };
 
@@ -59,6 +63,33 @@ export function keyring(): { add(k: { address: string; key: Hex }): void; signer
     signers: (a) => {
       asked.push(a);
       return keys.get(a.toLowerCase()) ?? null;
+    },
+  };
+}
+
+/** The hybrid facade with base on `node` (anvil's dev accounts 0 and 1 as treasury and gas account), every other
+ *  chain simulated; its deposit addresses are the ones `depositAddress()` made (fresh keys holding no ETH). */
+export function hybridOnBase(node: AnvilNode, store: KeyStore, evm: HybridChainsOptions['evm'] = {}): { chains: HybridChains; depositAddress(): Promise<Address> } {
+  const depositKeys = new Map<string, Hex>();
+  const chains = openHybridChains({
+    sim: openSimChains({ file: ':memory:', clock: new ManualClock(), pollMs: 0 }),
+    rpc: { base: node.url },
+    store,
+    treasuryKey: ANVIL_ACCOUNTS[0]!.privateKey as Hex,
+    gasKey: ANVIL_ACCOUNTS[1]!.privateKey as Hex,
+    depositAddresses: {
+      has: async (a) => depositKeys.has(a.toLowerCase()),
+      keyOf: async (a) => depositKeys.get(a.toLowerCase()) ?? null,
+    },
+    pollMs: 0,
+    evm: { pollMs: 50, rpcTimeoutMs: 5_000, ...evm },
+  });
+  return {
+    chains,
+    async depositAddress() {
+      const a = await fundedAccount(node, 0n);
+      depositKeys.set(a.address, a.key);
+      return a.address;
     },
   };
 }
