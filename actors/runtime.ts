@@ -1,5 +1,5 @@
 // The actor host: activates actors from snapshots, one mailbox per actor, persists every new snapshot with a
-// version check before it answers (except those its kind calls transient), creates an actor whose input needs a
+// version check before it answers (except those its kind calls transient) and before the effects it starts run, creates an actor whose input needs a
 // durable counter in one store write with its first snapshot, wakes actors when their durable timers fall due,
 // passivates idle ones.
 import { createActor, waitFor, type AnyActorRef, type AnyMachineSnapshot } from 'xstate';
@@ -11,6 +11,7 @@ import { shardOf } from '../src/bus/shard.js';
 import { TIMER_DUE, type ActorKind, type Command, type CommandType, type ReplyTo, type TimerDue } from '../src/protocol/index.js';
 import { HISTORY_LIMIT, type ActorStore, type KeyEntry, type SaveActor, type Transition } from '../src/store/types.js';
 import type { AnyActorKindSpec } from './kind.js';
+import { holdEffectsUntilStored } from './write-ahead.js';
 
 export interface RuntimeDeps {
   store: ActorStore;
@@ -203,6 +204,21 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       error: (err: unknown) => logger.error({ actor: key(ref), err: String(err) }, 'actor failed'),
     });
     a.unsubscribe = () => sub.unsubscribe();
+    // An effect of this actor starts its work once the write of the snapshot that started it is done. When that write
+    // was refused, or skipped because the actor left memory first (its shard gone), the effect does nothing: its
+    // next owner runs it from the stored snapshot. Effects that start() restarts from a stored snapshot run at once.
+    let restarting = stored !== null;
+    holdEffectsUntilStored(actor, async () => {
+      if (restarting) return;
+      // Called inside the transition, before it notifies the observer that queues its write: queued a turn later.
+      await null;
+      const startedBy: unknown = actor.getSnapshot();
+      await a.persisting;
+      // A copy that left memory after the write (passivation) may still run it: the same input under the same keys.
+      if (a.failed || (a.evicted && a.lastPersisted !== startedBy)) {
+        throw new Unavailable(`Actor ${key(ref)} stopped before the state that started this effect was stored.`);
+      }
+    });
     active.set(key(ref), a);
     // A stored snapshot (with its keys) is already written: a reactivation that changes nothing writes nothing.
     // Anything start() changes (an effect restarting into a new state) is a new snapshot object, written as usual.
@@ -211,6 +227,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       a.keysWritten = keysSignature(spec.keys?.(a.lastPersisted as never) ?? []);
     }
     actor.start();
+    restarting = false;
     return a;
   }
 

@@ -2,8 +2,8 @@
 // (`<order id>:<step>…`, `<order id>:refund:<deposit tx>`), so an effect restarted after a crash moves nothing twice,
 // and every effect answers a tagged result instead of throwing. A venue step moves the order's money only once the
 // venue has filled: a refused, halted or failing venue leaves the step's input where the order says it is. A step
-// whose money moved in part answers `unsettled` and is tried again until its keyed moves complete.
-import { fromPromise } from 'xstate';
+// whose money moved in part answers `unsettled` and is tried again until its keyed moves complete. Each effect starts
+// only once the snapshot of the state that started it is stored (write-ahead.ts).
 import {
   ORDER_EFFECTS,
   type DeliverInput, type DeliverResult, type OrderVault, type QuoteBackInput, type QuoteBackResult, type RefundResult,
@@ -18,6 +18,7 @@ import { FEES_ACCOUNT, holdingAccount, type PlannedRefund } from '../../src/orde
 import type { RouteRequest, RoutingResult } from '../../src/routing/types.js';
 import type { Vaults } from '../../src/vaults/index.js';
 import type { Market, VenueExecution } from '../../src/venues/types.js';
+import { afterStored } from '../write-ahead.js';
 
 export interface OrderEffectDeps {
   clock: Clock;
@@ -56,7 +57,7 @@ export function orderEffects(deps: OrderEffectDeps) {
   };
 
   return {
-    [ORDER_EFFECTS.issueVault]: fromPromise<{ vault: OrderVault; at: number }, { orderId: string; chain: ChainName; asset: AssetId }>(
+    [ORDER_EFFECTS.issueVault]: afterStored<{ vault: OrderVault; at: number }, { orderId: string; chain: ChainName; asset: AssetId }>(
       async ({ input }) => {
         const v = await deps.vaults.issue(input.chain);
         await deps.onVault?.(v.chain, v.address, input.orderId, input.asset);
@@ -64,7 +65,7 @@ export function orderEffects(deps: OrderEffectDeps) {
       },
     ),
 
-    [ORDER_EFFECTS.executeStep]: fromPromise<StepResult, StepInput>(async ({ input: s }) => {
+    [ORDER_EFFECTS.executeStep]: afterStored<StepResult, StepInput>(async ({ input: s }) => {
       if (s.stepAmountIn <= s.cost) {
         return { status: 'halted', reason: `Step ${s.key} holds ${s.stepAmountIn}, not enough for its cost ${s.cost}.`, shortfall: false, at: clock.now() };
       }
@@ -97,7 +98,7 @@ export function orderEffects(deps: OrderEffectDeps) {
       }
     }),
 
-    [ORDER_EFFECTS.deliver]: fromPromise<DeliverResult, DeliverInput>(async ({ input: d }) => {
+    [ORDER_EFFECTS.deliver]: afterStored<DeliverResult, DeliverInput>(async ({ input: d }) => {
       try {
         const cost = d.cost < d.amountIn ? d.cost : d.amountIn;
         await move(`${d.orderId}:deliver:cost`, d.asset, d.holder, FEES_ACCOUNT, cost);
@@ -108,17 +109,22 @@ export function orderEffects(deps: OrderEffectDeps) {
       }
     }),
 
-    [ORDER_EFFECTS.refund]: fromPromise<RefundResult, PlannedRefund>(async ({ input: r }) => {
+    [ORDER_EFFECTS.refund]: afterStored<RefundResult, PlannedRefund>(async ({ input: r }) => {
       try {
         await move(`${r.key}:cost`, r.asset, r.from, FEES_ACCOUNT, r.cost);
         const t = await move(r.key, r.asset, r.from, r.to, r.amount - r.cost);
+        // A keyed ledger answers a known key with its first transfer, whatever this request says: one that paid another
+        // amount or address is not this refund, and booking it as paid would name money the client never got.
+        if (t && (t.amount !== r.amount - r.cost || t.to.toLowerCase() !== r.to.toLowerCase())) {
+          return { status: 'failed', error: `Refund key ${r.key} already paid ${t.amount} to ${t.to}, not ${r.amount - r.cost} to ${r.to}; left for an operator.`, at: clock.now() };
+        }
         return { status: 'paid', txId: t?.txId ?? null, at: clock.now() };
       } catch (err) {
         return { status: 'failed', error: message(err), at: clock.now() };
       }
     }),
 
-    [ORDER_EFFECTS.quoteBack]: fromPromise<QuoteBackResult, QuoteBackInput>(async ({ input: q }) => {
+    [ORDER_EFFECTS.quoteBack]: afterStored<QuoteBackResult, QuoteBackInput>(async ({ input: q }) => {
       if (!deps.router) return { route: null, error: 'This host has no router to quote the way back.', at: clock.now() };
       try {
         // A snapshot stored by a build whose input had no venue lists restarts this effect without them.
