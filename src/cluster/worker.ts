@@ -11,6 +11,7 @@ import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { composeActorHost } from '../service.js';
 import { missingSeed } from '../vaults/index.js';
+import { ConfigError } from '../errors.js';
 import { openConfiguredStore } from './open-store.js';
 import type { ActorStore } from '../store/types.js';
 import { connectNats } from './nats-connect.js';
@@ -34,6 +35,13 @@ export async function createWorker(config: Config, opts: { logger: Logger; versi
   // Refused before the store and NATS are reached: a worker that cannot derive the cluster's addresses says so at once
   // instead of after waiting for a server.
   if (config.vaultSeed === null) throw missingSeed();
+  // A real chain's treasury signs with nonces and an outbox kept per process: two workers sending from it would take
+  // the same nonce, and the loser's send could never be mined. Until its sends have one owner in the cluster, real
+  // chains run in embedded mode only.
+  const realChains = Object.keys(config.evm.rpc);
+  if (realChains.length > 0) {
+    throw new ConfigError(`ROUTER_EVM_RPC_${realChains[0]!.toUpperCase()} is for embedded mode only: cluster workers would sign from one treasury with nonces each keeps apart.`);
+  }
   const id = config.cluster.workerId ?? `${hostname().replace(/[^A-Za-z0-9_-]/g, '-')}-${process.pid}`;
   const logger = opts.logger.child({ worker: id });
   const clock = new ManualClock();

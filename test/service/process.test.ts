@@ -83,4 +83,15 @@ describe('npm start runs the service in embedded mode (no other server needed)',
     expect(code).toBe(2);
     expect(p.err()).toMatch(/invalid configuration: ROUTER_VAULT_SEED is required/);
   });
+
+  it('a worker given a real EVM chain refuses at once: the treasury\'s sends need one signing process', async () => {
+    const key = `0x${'11'.repeat(32)}`;
+    const seed = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
+    const evm = { ROUTER_EVM_RPC_BASE: 'http://127.0.0.1:1', ROUTER_EVM_TREASURY_KEY: key, ROUTER_EVM_GAS_KEY: `0x${'22'.repeat(32)}` };
+    const p = start({ ...evm, ROUTER_VAULT_SEED: seed, ROUTER_NATS_URL: 'nats://127.0.0.1:1' }, ['worker']);
+    const [code] = await once(p.child, 'close');
+    expect(code).toBe(2);
+    expect(p.err()).toMatch(/invalid configuration: ROUTER_EVM_RPC_BASE is for embedded mode only/);
+    expect(p.err()).not.toContain('11'.repeat(32));
+  });
 });
