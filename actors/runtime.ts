@@ -1,7 +1,7 @@
 // The actor host: activates actors from snapshots, one mailbox per actor, persists every new snapshot with a
-// version check before it answers (except those its kind calls transient) and before the effects it starts run, creates an actor whose input needs a
-// durable counter in one store write with its first snapshot, wakes actors when their durable timers fall due,
-// passivates idle ones.
+// version check before it answers (except those its kind calls transient) and before the effects it starts do their
+// work, creates an actor whose input needs a durable counter in one store write with its first snapshot, wakes actors
+// when their durable timers fall due, passivates idle ones.
 import { createActor, waitFor, type AnyActorRef, type AnyMachineSnapshot } from 'xstate';
 import type { ActorRef, Envelope, Reply } from '../src/bus/types.js';
 import type { Clock } from '../src/clock.js';
@@ -210,7 +210,8 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     let restarting = stored !== null;
     holdEffectsUntilStored(actor, async () => {
       if (restarting) return;
-      // Called inside the transition, before it notifies the observer that queues its write: queued a turn later.
+      // This runs inside the transition, which notifies its observer (the `persist` subscribed above) only after
+      // starting its effects: one turn of the microtask queue later, the write of its snapshot is queued.
       await null;
       const startedBy: unknown = actor.getSnapshot();
       await a.persisting;

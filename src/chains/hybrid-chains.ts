@@ -127,8 +127,9 @@ interface Baseline {
 /**
  * The ids of deposits read from a real chain (in scan order, whole blocks), what orders deduplicate deposits by: the
  * transaction hash, except that a transaction's second and later token transfers to the same address are
- * `<txHash>:<transferIndex>` (its place among the transaction's token transfers), so one transaction paying a deposit address twice (a multicall, a batch payout) makes two
- * deposits, while the usual deposit (one transfer per transaction) keeps the plain hash that explorers show.
+ * `<txHash>:<transferIndex>` (its place among the transaction's token transfers), so one transaction paying a deposit
+ * address twice (a multicall, a batch payout) makes two deposits, while the usual deposit (one transfer per
+ * transaction) keeps the plain hash that explorers show.
  */
 export function depositIds(deposits: readonly { txId: string; to: string; transferIndex: number | null }[]): string[] {
   const seen = new Set<string>();
