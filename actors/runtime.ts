@@ -9,7 +9,7 @@ import { RouterError, SnapshotConflict, toErrorData, Unavailable, UnknownCommand
 import type { Logger } from '../src/log.js';
 import { shardOf } from '../src/bus/shard.js';
 import { TIMER_DUE, type ActorKind, type Command, type CommandType, type ReplyTo, type TimerDue } from '../src/protocol/index.js';
-import { HISTORY_LIMIT, type ActorStore, type KeyEntry, type SaveActor, type Transition } from '../src/store/types.js';
+import { HISTORY_LIMIT, type ActorStore, type DueActor, type KeyEntry, type SaveActor, type Transition } from '../src/store/types.js';
 import type { AnyActorKindSpec } from './kind.js';
 import { holdEffectsUntilStored } from './write-ahead.js';
 
@@ -38,6 +38,9 @@ export interface RuntimeDeps {
   alwaysReplay?: boolean;
   /** Period of the durable timer poll. */
   timerPollMs?: number;
+  /** Wake-ups read per page of a poll (default 500), and pages per poll at most (default 20). */
+  duePageSize?: number;
+  duePages?: number;
 }
 
 interface Active {
@@ -88,6 +91,8 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
   const epochOf = deps.epochOf ?? (() => deps.epoch ?? 0);
   const idleMs = deps.idleMs ?? 120_000;
   const settleTimeoutMs = deps.settleTimeoutMs ?? 60_000;
+  const duePageSize = deps.duePageSize ?? 500;
+  const duePages = deps.duePages ?? 20;
   const kinds = new Map(deps.kinds.map((k) => [k.kind, k]));
   const active = new Map<string, Active>();
   /** Creations whose first snapshot is being written: a message for the same actor waits for it. */
@@ -380,15 +385,26 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
   async function fireDue(): Promise<number> {
     const owned = deps.ownedShards?.();
     if (owned && owned.length === 0) return 0;
-    const due = await store.due(clock.now(), 500, owned);
-    await Promise.all(
-      due.map((d) =>
-        handle({ ref: { kind: d.kind, id: d.id }, message: { type: TIMER_DUE, at: d.wakeAt } satisfies TimerDue }).then((r) => {
-          if (!r.ok) logger.warn({ actor: `${d.kind}:${d.id}`, error: r.error }, 'wake-up failed');
-        }),
-      ),
-    );
-    return due.length;
+    const now = clock.now();
+    // Page by page, each after the last row of the one before: the actors whose effects are in flight are due at
+    // once (wake-up 0) and come first, and with a page's worth of them (slow sends) a single page would hold back
+    // every deadline and retry behind them on every poll.
+    let fired = 0;
+    let after: DueActor | undefined;
+    for (let page = 0; page < duePages; page++) {
+      const due = await store.due(now, duePageSize, owned, after);
+      await Promise.all(
+        due.map((d) =>
+          handle({ ref: { kind: d.kind, id: d.id }, message: { type: TIMER_DUE, at: d.wakeAt } satisfies TimerDue }).then((r) => {
+            if (!r.ok) logger.warn({ actor: `${d.kind}:${d.id}`, error: r.error }, 'wake-up failed');
+          }),
+        ),
+      );
+      fired += due.length;
+      if (due.length < duePageSize) break;
+      after = due[due.length - 1];
+    }
+    return fired;
   }
 
   return {

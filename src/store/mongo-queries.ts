@@ -4,7 +4,7 @@ import type { Document, Filter, IndexDescription, Sort, UpdateFilter } from 'mon
 import type { ActorKind } from '../bus/types.js';
 import type { OrderSummary } from '../orders/summary.js';
 import { decodeJson, encodeJson } from './codec.js';
-import type { ActorSummary, OrderIndex, OrderListRow, OrderQuery, PurgeStale, SaveActor, StoredActor, Transition } from './types.js';
+import type { ActorSummary, DueActor, OrderIndex, OrderListRow, OrderQuery, PurgeStale, SaveActor, StoredActor, Transition } from './types.js';
 
 /** One actor in collection `actors`. */
 export interface ActorDoc {
@@ -194,10 +194,14 @@ export function toStoredActor(d: ActorDoc): StoredActor {
   };
 }
 
-export function dueFilter(now: number, shards?: readonly number[]): Filter<ActorDoc> {
+export function dueFilter(now: number, shards?: readonly number[], after?: DueActor): Filter<ActorDoc> {
   // `$exists` repeated in the query so the planner may use the partial timer indexes.
   const filter: Filter<ActorDoc> = { wakeAt: { $exists: true, $lte: now } };
   if (shards !== undefined) filter.shard = { $in: [...shards] };
+  // The next page: strictly after the last row of the page before, in DUE_SORT order.
+  if (after !== undefined) {
+    filter.$or = [{ wakeAt: { $gt: after.wakeAt } }, { wakeAt: after.wakeAt, _id: { $gt: actorId(after.kind, after.id) } }];
+  }
   return filter;
 }
 

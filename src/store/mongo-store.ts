@@ -280,10 +280,10 @@ export async function openMongoStore(url: string, opts: MongoStoreOptions = {}):
       return value;
     },
 
-    async due(now, limit, shards) {
+    async due(now, limit, shards, after) {
       checkLimit(limit);
       const docs = await actors
-        .find(dueFilter(now, shards), { projection: { kind: 1, id: 1, wakeAt: 1 }, sort: DUE_SORT, limit })
+        .find(dueFilter(now, shards, after), { projection: { kind: 1, id: 1, wakeAt: 1 }, sort: DUE_SORT, limit })
         .toArray();
       return docs.map((d) => ({ kind: d.kind, id: d.id, wakeAt: d.wakeAt! }));
     },

@@ -345,6 +345,13 @@ export function openSqliteStore(file: string, options: SqliteStoreOptions = {}):
   const dueShards = db.prepare<[string, number, number], { kind: ActorKind; id: string; wake_at: number }>(
     'SELECT kind, id, wake_at FROM actors WHERE shard IN (SELECT value FROM json_each(?)) AND wake_at IS NOT NULL AND wake_at <= ? ORDER BY wake_at, kind, id LIMIT ?',
   );
+  // The next page: strictly after the last row of the page before, in the indexes' own order.
+  const dueAllAfter = db.prepare<[number, number, string, string, number], { kind: ActorKind; id: string; wake_at: number }>(
+    'SELECT kind, id, wake_at FROM actors WHERE wake_at IS NOT NULL AND wake_at <= ? AND (wake_at, kind, id) > (?, ?, ?) ORDER BY wake_at, kind, id LIMIT ?',
+  );
+  const dueShardsAfter = db.prepare<[string, number, number, string, string, number], { kind: ActorKind; id: string; wake_at: number }>(
+    'SELECT kind, id, wake_at FROM actors WHERE shard IN (SELECT value FROM json_each(?)) AND wake_at IS NOT NULL AND wake_at <= ? AND (wake_at, kind, id) > (?, ?, ?) ORDER BY wake_at, kind, id LIMIT ?',
+  );
   const counts = db.prepare<[], { kind: ActorKind; status: string | null; count: number }>(
     'SELECT kind, status, count(*) AS count FROM actors GROUP BY kind, status ORDER BY kind, status',
   );
@@ -478,9 +485,12 @@ export function openSqliteStore(file: string, options: SqliteStoreOptions = {}):
         return value;
       });
     },
-    async due(now, limit, shards) {
+    async due(now, limit, shards, after) {
       checkLimit(limit);
-      const rows = shards === undefined ? dueAll.all(now, limit) : dueShards.all(JSON.stringify(shards), now, limit);
+      let rows;
+      if (after === undefined) rows = shards === undefined ? dueAll.all(now, limit) : dueShards.all(JSON.stringify(shards), now, limit);
+      else if (shards === undefined) rows = dueAllAfter.all(now, after.wakeAt, after.kind, after.id, limit);
+      else rows = dueShardsAfter.all(JSON.stringify(shards), now, after.wakeAt, after.kind, after.id, limit);
       return rows.map((r) => ({ kind: r.kind, id: r.id, wakeAt: r.wake_at }));
     },
     async list(q): Promise<ActorSummary[]> {

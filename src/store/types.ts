@@ -106,6 +106,13 @@ export interface SaveActor {
   keys?: readonly KeyEntry[];
 }
 
+/** An actor whose durable wake-up is due, as `ActorStore.due` lists it. */
+export interface DueActor {
+  kind: ActorKind;
+  id: string;
+  wakeAt: number;
+}
+
 export interface ActorStore {
   load(kind: ActorKind, id: string): Promise<StoredActor | null>;
   /** Returns the new version. Throws SnapshotConflict when the stored version differs from expectedVersion
@@ -118,8 +125,9 @@ export interface ActorStore {
    *  value taken; a refused save throws SnapshotConflict as `save` does. */
   createNumbered(sequence: string, build: (value: number) => SaveActor): Promise<number>;
   /** Actors whose wakeAt <= now, oldest first, equal wakeAt by kind then id (so a batch cut by `limit` is the same on
-   *  every poll until its timers are cleared); only those of `shards` when given (a worker's owned shards). */
-  due(now: number, limit: number, shards?: readonly number[]): Promise<Array<{ kind: ActorKind; id: string; wakeAt: number }>>;
+   *  every poll until its timers are cleared); only those of `shards` when given (a worker's owned shards); only those
+   *  strictly after `after` in that order when given (the last row of the page before: the next page). */
+  due(now: number, limit: number, shards?: readonly number[], after?: DueActor): Promise<DueActor[]>;
   /** Actors of a kind, by id ascending, optionally of some statuses, after an id (admin listing). */
   list(q: { kind: ActorKind; status?: readonly string[]; limit: number; afterId?: string }): Promise<ActorSummary[]>;
   /** Number of actors per kind and status (admin counts). */

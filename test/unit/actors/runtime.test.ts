@@ -119,6 +119,19 @@ describe('Durable timers: the wake-up is stored beside the snapshot and fires wh
   });
 });
 
+describe('Durable timers: one poll reaches every due wake-up, page after page, not only the first page', () => {
+  it('seven due counters with pages of two: all closed by one fireDue', async () => {
+    const store = openSqliteStore(':memory:');
+    const clock = new ManualClock(undefined, 1_000);
+    const runtime = createRuntime({ store, clock, logger: createLogger('silent'), kinds: [counterKind], duePageSize: 2 });
+    for (let i = 0; i < 7; i++) await runtime.handle({ ref: { kind: 'order', id: `o${i}` }, message: { type: 'create', deadline: 2_000 + i } });
+    clock.advance(5_000);
+    expect(await runtime.fireDue()).toBe(7);
+    const closed = await Promise.all(Array.from({ length: 7 }, async (_, i) => ((await store.load('order', `o${i}`))!.snapshot as { value: string }).value));
+    expect(closed).toEqual(Array(7).fill('closed'));
+  });
+});
+
 describe('Passivation: an idle actor leaves memory and comes back from its snapshot', () => {
   it('is evicted after idleMs and answers again with its state', async () => {
     const { runtime } = host({ idleMs: 20 });

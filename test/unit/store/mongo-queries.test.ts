@@ -126,6 +126,14 @@ describe('MongoDB queries', () => {
     expect(dueFilter(100, [])).toEqual({ wakeAt: { $exists: true, $lte: 100 }, shard: { $in: [] } });
   });
 
+  it('due after a row: strictly after it in (wakeAt, _id) order, the order of the timer indexes', () => {
+    expect(dueFilter(100, [2], { kind: 'order', id: 'o7', wakeAt: 0 })).toEqual({
+      wakeAt: { $exists: true, $lte: 100 },
+      shard: { $in: [2] },
+      $or: [{ wakeAt: { $gt: 0 } }, { wakeAt: 0, _id: { $gt: 'order:o7' } }],
+    });
+  });
+
   it('purgeStale: actors of the kind in one of the statuses saved before the cut-off, of the given shards when a list is given', () => {
     const q = { kind: 'quote' as const, statuses: ['quoted', 'expired'], updatedBefore: 500, limit: 10 };
     expect(staleFilter(q)).toEqual({ kind: 'quote', status: { $in: ['quoted', 'expired'] }, updatedAt: { $lt: 500 } });

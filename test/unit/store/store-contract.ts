@@ -173,6 +173,20 @@ export function storeContract(name: string, open: () => Promise<ActorStore>): vo
         expect((await store.due(1000, 2, [1, 3])).map((d) => d.id)).toEqual(['s1-early', 's3']);
       });
 
+      it('the next page starts strictly after the last row of the page before, with and without shards', async () => {
+        await create({ id: 'b', shard: 1, wakeAt: 0 });
+        await create({ id: 'a', shard: 1, wakeAt: 0 });
+        await create({ id: 'c', shard: 2, wakeAt: 0 });
+        await create({ id: 'd', shard: 1, wakeAt: 100 });
+        await create({ id: 'e', shard: 1, wakeAt: 900 });
+        const first = await store.due(1000, 2);
+        expect(first.map((d) => d.id)).toEqual(['a', 'b']);
+        expect((await store.due(1000, 2, undefined, first[1])).map((d) => d.id)).toEqual(['c', 'd']);
+        expect((await store.due(1000, 2, undefined, { kind: 'quote', id: 'd', wakeAt: 100 })).map((d) => d.id)).toEqual(['e']);
+        expect((await store.due(1000, 2, [1], { kind: 'quote', id: 'b', wakeAt: 0 })).map((d) => d.id)).toEqual(['d', 'e']);
+        expect(await store.due(500, 2, [1], { kind: 'quote', id: 'd', wakeAt: 100 })).toEqual([]);
+      });
+
       it('a worker owning no shards sees no timers; without a shard list every timer is seen', async () => {
         await create({ id: 'a', shard: 1, wakeAt: 100 });
         await create({ id: 'b', shard: 9, wakeAt: 200 });
