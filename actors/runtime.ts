@@ -38,7 +38,7 @@ export interface RuntimeDeps {
   alwaysReplay?: boolean;
   /** Period of the durable timer poll. */
   timerPollMs?: number;
-  /** Wake-ups read per page of a poll (default 500), and pages per poll at most (default 20). */
+  /** Wake-ups read per page of a poll (default 500), and pages per poll at most (default 10). */
   duePageSize?: number;
   duePages?: number;
 }
@@ -92,7 +92,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
   const idleMs = deps.idleMs ?? 120_000;
   const settleTimeoutMs = deps.settleTimeoutMs ?? 60_000;
   const duePageSize = deps.duePageSize ?? 500;
-  const duePages = deps.duePages ?? 20;
+  const duePages = deps.duePages ?? 10;
   const kinds = new Map(deps.kinds.map((k) => [k.kind, k]));
   const active = new Map<string, Active>();
   /** Creations whose first snapshot is being written: a message for the same actor waits for it. */
@@ -418,7 +418,15 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     start() {
       if (poll) return;
       const every = deps.timerPollMs ?? 1000;
-      poll = setInterval(() => void fireDue().catch((err) => logger.error({ err }, 'timer poll failed')), every);
+      // One poll at a time: one that reads many pages may take longer than the period, and must not pile up.
+      let polling = false;
+      poll = setInterval(() => {
+        if (polling) return;
+        polling = true;
+        void fireDue()
+          .catch((err) => logger.error({ err }, 'timer poll failed'))
+          .finally(() => (polling = false));
+      }, every);
       poll.unref();
     },
     async drain() {
