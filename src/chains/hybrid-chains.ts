@@ -356,8 +356,6 @@ export function openHybridChains(opts: HybridChainsOptions): HybridChains {
    * spend per send, which the money audit sets beside what each order was charged.
    */
   async function fundGas(evm: EvmChain, key: string, asset: AssetId, from: Address, to: Address, amount: bigint): Promise<void> {
-    // Signed already: the send only waits for its transaction, whose gas was settled before it was signed.
-    if (await evm.outboxEntry(key)) return;
     const native: AssetId = `evm:${evm.chainId}.${NATIVE_EVM_ADDRESS}`;
     for (let n = 1; n <= MAX_GAS_TOPUPS; n++) {
       const topUpKey = n === 1 ? `${key}:gas` : `${key}:gas:${n}`;
@@ -438,7 +436,8 @@ export function openHybridChains(opts: HybridChainsOptions): HybridChains {
     // Before the router's first send on the chain, what its accounts held (the reconciliation's starting point).
     await baseline(evm);
     // The router's own accounts hold ETH; a deposit address holds only what the user sent.
-    if (from !== treasury && from !== gasAccount) await fundGas(evm, req.key, req.asset, from, to, req.amount);
+    // Signed already: the send only waits for its transaction, whose gas was settled before it was signed.
+    if (!signed && from !== treasury && from !== gasAccount) await fundGas(evm, req.key, req.asset, from, to, req.amount);
     const sent = await evm.send({ key: req.key, asset: req.asset, from, to, amount: req.amount });
     await remember(req.key, { txId: sent.txId, block: sent.block });
     // Booked as sent: after a crash between the two, the outbox's transaction is the truth for this key.
@@ -488,12 +487,14 @@ export function openHybridChains(opts: HybridChainsOptions): HybridChains {
       const id = ids[i]!;
       if (d.from === gasAccount) continue;
       const { blockHash: _hash, transferIndex: _index, ...deposit } = d;
-      if (d.from === treasury || (await depositAddresses.has(d.from))) {
-        if (!(await depositAddresses.has(d.to))) continue;
+      // One lookup of the recipient per transfer; the sender's only for a transfer into a deposit address.
+      const intoDeposit = await depositAddresses.has(d.to);
+      if (d.from === treasury || (intoDeposit && (await depositAddresses.has(d.from)))) {
+        if (!intoDeposit) continue;
         out.push(d.from === treasury ? { ...deposit, from: (await bookedSender(d)) ?? treasury, fromRouter: true, txId: id } : { ...deposit, txId: id });
         continue;
       }
-      if (await depositAddresses.has(d.to)) {
+      if (intoDeposit) {
         const base = `deposit:${evm.chain}:${d.txId}:${d.transferIndex ?? 'value'}`;
         const n = Number((await store.getKey(DEPOSIT_REVERSALS_SPACE, base)) ?? '0');
         const key = n === 0 ? base : `${base}:${n}`;
