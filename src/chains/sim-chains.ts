@@ -128,7 +128,8 @@ export function openSimChains(opts: SimChainsOptions): SimChains {
     CREATE TABLE IF NOT EXISTS ledger_chains (
       chain TEXT PRIMARY KEY,
       genesis_at INTEGER NOT NULL,
-      block_ms INTEGER NOT NULL
+      block_ms INTEGER NOT NULL,
+      sealed INTEGER NOT NULL DEFAULT 0
     );
     CREATE TABLE IF NOT EXISTS ledger_transfers (
       seq INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -156,12 +157,18 @@ export function openSimChains(opts: SimChainsOptions): SimChains {
     );
   `);
 
+  // A file written before heights were sealed gains the column (every block of it counts as open).
+  const chainColumns = db.prepare<[], { name: string }>('PRAGMA table_info(ledger_chains)').all();
+  if (!chainColumns.some((c) => c.name === 'sealed')) db.exec('ALTER TABLE ledger_chains ADD COLUMN sealed INTEGER NOT NULL DEFAULT 0');
+
   const getChain = db.prepare<[string], { genesis_at: number; block_ms: number }>(
     'SELECT genesis_at, block_ms FROM ledger_chains WHERE chain = ?',
   );
   const putChain = db.prepare(
     'INSERT INTO ledger_chains (chain, genesis_at, block_ms) VALUES (?, ?, ?) ON CONFLICT (chain) DO UPDATE SET genesis_at = excluded.genesis_at, block_ms = excluded.block_ms',
   );
+  const getSealed = db.prepare<[string], { sealed: number }>('SELECT sealed FROM ledger_chains WHERE chain = ?');
+  const raiseSealed = db.prepare('UPDATE ledger_chains SET sealed = ? WHERE chain = ? AND sealed < ?');
   const byKey = db.prepare<[string], TransferRow>('SELECT * FROM ledger_transfers WHERE key = ?');
   const insertTransfer = db.prepare(
     `INSERT INTO ledger_transfers (key, tx_id, chain, asset, from_addr, from_key, to_addr, to_key, amount, block, at)
@@ -211,6 +218,25 @@ export function openSimChains(opts: SimChainsOptions): SimChains {
     return Math.max(heightAt(clock.now(), p.genesisAt, p.blockMs), floor.get(chain) ?? 1);
   };
 
+  // Processes sharing the file each take a transfer's block from their clock inside the write transaction, but its
+  // rows are visible only once the commit (an fsync) is done. A scan in another process reading up to the height
+  // meanwhile would move its cursor past a block that gains a transfer afterwards, and miss it. So a scan first seals
+  // the blocks it reads, in a write transaction: a transfer committed before is visible to it, one committed after
+  // goes into a later block. The seal need not survive a crash (heights follow the clock, which has moved on since),
+  // so it is written without waiting for the disk.
+  const sealedHere = new Map<ChainName, number>();
+  const sealTx = db.transaction((chain: ChainName, upTo: number) => raiseSealed.run(upTo, chain, upTo));
+  const seal = (chain: ChainName, upTo: number): void => {
+    if ((sealedHere.get(chain) ?? 0) >= upTo) return;
+    db.pragma('synchronous = NORMAL');
+    try {
+      sealTx.immediate(chain, upTo);
+    } finally {
+      db.pragma('synchronous = FULL');
+    }
+    sealedHere.set(chain, upTo);
+  };
+
   const balance = (chain: ChainName, account: string, asset: AssetId): bigint => {
     const row = getBalance.get(chain, account, asset);
     return row ? BigInt(row.amount) : 0n;
@@ -229,8 +255,8 @@ export function openSimChains(opts: SimChainsOptions): SimChains {
         { chain: t.chain, asset: t.asset, address: t.from, balance: fromBalance.toString(), amount: t.amount.toString() },
       );
     }
-    // Pending until the next block is mined: blocks up to the height are sealed, which keeps `scan` cursors exact.
-    const block = height(t.chain) + 1;
+    // Pending until the next block is mined, and never in a block a scan has read (see `seal`).
+    const block = Math.max(height(t.chain), getSealed.get(t.chain)?.sealed ?? 0) + 1;
     const at = clock.now();
     const txId = simTxId(t.chain, t.key);
     insertTransfer.run(t.key, txId, t.chain, t.asset, t.from, fromKey, t.to, toKey, t.amount.toString(), block, at);
@@ -395,7 +421,9 @@ export function openSimChains(opts: SimChainsOptions): SimChains {
       ensureOpen();
       checkChain(chain);
       const h = height(chain);
-      return scan.all(chain, fromBlock, toBlock ?? h).map((r) => toDeposit(r, h));
+      const to = toBlock ?? h;
+      seal(chain, Math.min(to, h));
+      return scan.all(chain, fromBlock, to).map((r) => toDeposit(r, h));
     },
     watch(chain, address, onDeposit, watchOpts) {
       ensureOpen();

@@ -377,6 +377,23 @@ describe('processes sharing one ledger file', () => {
     await b.chains.close();
   });
 
+  it('a transfer committed after another handle scanned its block lands in a later block: a block cursor misses nothing', async () => {
+    // The writer's clock one block behind the scanner's stands for a transfer whose commit (its fsync) is still running
+    // when another process reads up to the height: its block was taken from the clock before the scan.
+    const file = freshFile();
+    const writer = open({ file, clock: new ManualClock(undefined, START) });
+    const scanner = open({ file, clock: new ManualClock(undefined, START + BLOCK_MS.base) });
+    const cursor = await scanner.chains.height('base');
+    expect(await scanner.chains.scan('base', 1, cursor)).toEqual([]);
+    const t = await writer.chains.simulateDeposit({ chain: 'base', asset: BASE_USDC, from: ALICE, to: BOB, amount: 4n });
+    expect(t.block).toBeGreaterThan(cursor);
+    scanner.clock.advance(BLOCK_MS.base);
+    const next = await scanner.chains.height('base');
+    expect((await scanner.chains.scan('base', cursor + 1, next)).map((d: Deposit) => d.txId)).toContain(t.txId);
+    await writer.chains.close();
+    await scanner.chains.close();
+  });
+
   it('three processes sending one key 20 times each make one transfer', async () => {
     const file = freshFile();
     await open({ file }).chains.close(); // create the schema first, so the workers do not race on it
