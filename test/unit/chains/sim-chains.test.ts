@@ -4,6 +4,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ChainName } from '../../../src/assets/types.js';
@@ -392,6 +393,20 @@ describe('processes sharing one ledger file', () => {
     expect((await scanner.chains.scan('base', cursor + 1, next)).map((d: Deposit) => d.txId)).toContain(t.txId);
     await writer.chains.close();
     await scanner.chains.close();
+  });
+
+  it('a file written before heights were sealed opens, keeps its heights and seals from then on', async () => {
+    const file = freshFile();
+    const old = new Database(file);
+    old.exec('CREATE TABLE ledger_chains (chain TEXT PRIMARY KEY, genesis_at INTEGER NOT NULL, block_ms INTEGER NOT NULL)');
+    old.prepare('INSERT INTO ledger_chains VALUES (?, ?, ?)').run('base', START - 10 * BLOCK_MS.base, BLOCK_MS.base);
+    old.close();
+    const { chains } = open({ file });
+    expect(await chains.height('base')).toBe(11);
+    expect(await chains.scan('base', 1, 11)).toEqual([]);
+    const t = await chains.simulateDeposit({ chain: 'base', asset: BASE_USDC, from: ALICE, to: BOB, amount: 1n });
+    expect(t.block).toBe(12);
+    await chains.close();
   });
 
   it('three processes sending one key 20 times each make one transfer', async () => {
