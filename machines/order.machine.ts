@@ -104,10 +104,6 @@ export interface OrderContext extends Omit<OrderInput, 'vault'> {
   unwind: UnwindState | null;
   /** Why converted funds are being swapped back: an operator's or client's unwind, or the slippage guard. */
   unwindReason: 'unwind' | 'slippage';
-  /** Ids of the client authorizations used so far (each is single-use). */
-  authorizations: string[];
-  /** The authorization the last unwind replayed (refused), or null when the last one was fresh or absent. */
-  refusedAuthorization: string | null;
   history: Array<{ status: OrderStatus; at: number }>;
 }
 
@@ -125,7 +121,7 @@ export type OrderEvent =
   | DepositEvent
   | DepositVanishedEvent
   /** Cancel an order that has not started executing, or unwind a stalled or frozen one. */
-  | { type: 'unwind'; at: number; authorization?: string }
+  | { type: 'unwind'; at: number }
   /**
    * The host's durable timer at `at` (its clock when the wake-up fired): every wait due by then ends (the deposit
    * deadline, a step's retry, a refund's retry). Also sent to an order whose effect was running when its process
@@ -406,8 +402,8 @@ function refundTargetOf(ctx: OrderContext, d: DepositRecord): string | null {
 /** A stalled or frozen order asked to unwind (stalled and frozen take it alike): refunded where it stands when
  *  nothing was converted, else unwound through the router. */
 const UNWIND_FROM_HALT = [
-  { guard: 'freshAndNothingConverted', target: 'refunding.unwind', actions: { type: 'close', params: { reason: 'unwind' } } },
-  { guard: 'freshAuthorization', target: 'unwinding' },
+  { guard: 'nothingConverted', target: 'refunding.unwind', actions: { type: 'close', params: { reason: 'unwind' } } },
+  { target: 'unwinding' },
 ] as const;
 
 export const orderMachine = setup({
@@ -453,10 +449,6 @@ export const orderMachine = setup({
     /** A vanished deposit the order already spent or refunded (or is refunding): its books cannot follow the chain. */
     spentDepositVanished: ({ context, event }) =>
       event.type === 'deposit.vanished' && context.deposits.some((d) => d.txId === event.txId) && !vanishable(context, event.txId),
-    /** An unwind without an authorization, or with one not used before (each is single-use). */
-    freshAuthorization: ({ context, event }) =>
-      event.type === 'unwind' && (event.authorization === undefined || !context.authorizations.includes(event.authorization)),
-    freshAndNothingConverted: and(['freshAuthorization', 'nothingConverted']),
     /** The durable cancel is due by this wake-up, or by the time this deposit arrives (see `dueBy`). */
     cancelDue: ({ context, event }) => dueBy(event) && context.terms.cancelAfter !== null && event.at >= context.terms.cancelAfter,
     slippageGuarded: ({ context, event }) =>
@@ -510,12 +502,6 @@ export const orderMachine = setup({
     commit: assign(({ context }) => ({ phase: 'committed' as const, deposits: allocate(context, context.terms.maxIn ?? context.route.amountIn) })),
     /** Delivered: input held beyond what the route used (exact output) is free, and the refunds region pays it back. */
     releaseUnused: assign(({ context }) => ({ deposits: allocate(context, context.route.amountIn) })),
-    /** Every unwind with an authorization: a fresh one is used up, a used one is remembered as refused (its reply). */
-    recordAuthorization: assign(({ context, event }) => {
-      if (event.type !== 'unwind' || event.authorization === undefined) return { refusedAuthorization: null };
-      if (context.authorizations.includes(event.authorization)) return { refusedAuthorization: event.authorization };
-      return { authorizations: [...context.authorizations, event.authorization], refusedAuthorization: null };
-    }),
     /** A step whose money moved in part: retried however often, since it cannot stall as if nothing had moved; the
      *  backoff doubles up to `maxAttempts` doublings (the count stops there, so it never grows without bound). */
     retryLater: assign(({ context, event }) => {
@@ -556,8 +542,6 @@ export const orderMachine = setup({
     refunds: [],
     unwind: null,
     unwindReason: 'unwind',
-    authorizations: [],
-    refusedAuthorization: null,
     history: [],
   }),
   states: {
@@ -594,7 +578,7 @@ export const orderMachine = setup({
               { guard: 'newDeposit', target: 'underfunded', actions: 'recordDeposit' },
             ],
             wake: onWake(AWAITING_ENDS),
-            unwind: { guard: 'freshAuthorization', target: 'refunded', actions: { type: 'close', params: { reason: 'cancelled' } } },
+            unwind: { target: 'refunded', actions: { type: 'close', params: { reason: 'cancelled' } } },
           },
         },
         /** Less than from_amount arrived: top-ups are watched until the deadline; then what arrived is refunded. */
@@ -612,7 +596,7 @@ export const orderMachine = setup({
               { guard: 'depositVanishes', actions: 'removeDeposit' },
             ],
             wake: onWake(UNDERFUNDED_ENDS),
-            unwind: { guard: 'freshAuthorization', target: 'refunding.cancelled', actions: { type: 'close', params: { reason: 'cancelled' } } },
+            unwind: { target: 'refunding.cancelled', actions: { type: 'close', params: { reason: 'cancelled' } } },
           },
         },
         /** The full amount has been seen; execution starts once every deposit has its confirmations. An amount over the
@@ -627,7 +611,7 @@ export const orderMachine = setup({
               { guard: 'vanishLeavesTooLittle', target: 'underfunded', actions: 'removeDeposit' },
               { guard: 'depositVanishes', actions: 'removeDeposit' },
             ],
-            unwind: { guard: 'freshAuthorization', target: 'refunding.cancelled', actions: { type: 'close', params: { reason: 'cancelled' } } },
+            unwind: { target: 'refunding.cancelled', actions: { type: 'close', params: { reason: 'cancelled' } } },
             wake: onWake(FUNDED_ENDS),
             // A deposit (confirmations, or another one) that does not end the wait falls through to the lifecycle's.
             deposit: onDeposit(FUNDED_ENDS),
@@ -896,8 +880,6 @@ export const orderMachine = setup({
     /** The one refund path: pays the next refund owed, whatever its reason, one at a time, retrying failures. */
     refunds: {
       initial: 'idle',
-      // Beside whatever the lifecycle does with an unwind: its authorization is used up here, or marked refused.
-      on: { unwind: { actions: 'recordAuthorization' } },
       states: {
         idle: {
           always: { guard: 'refundOwed', target: 'paying', actions: assign({ paying: ({ context }) => nextRefund(context) }) },

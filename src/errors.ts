@@ -71,7 +71,7 @@ export class OrderNotFound extends RouterError {
 export class OrderNotCancellable extends RouterError {
   override readonly code = 'order_not_cancellable';
 }
-/** An authorization (refund token, signature) that is not valid for the order, or was already used. */
+/** An authorization (refund token, signature) that is not valid for the order. */
 export class Unauthorized extends RouterError {
   override readonly code = 'unauthorized';
 }

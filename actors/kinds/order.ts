@@ -5,7 +5,7 @@
 import { nextRefund, orderMachine, orderStatus, orderWakeUp, type OrderMachine, type OrderPolicy, type OrderSnapshot, type OrderVault } from '../../machines/order.machine.js';
 import { assetById } from '../../src/assets/index.js';
 import type { AssetId, ChainName } from '../../src/assets/types.js';
-import { OrderNotCancellable, OrderNotFound, Unauthorized, toErrorData } from '../../src/errors.js';
+import { OrderNotCancellable, OrderNotFound, toErrorData } from '../../src/errors.js';
 import { limitOf, NO_LIMITS, type DepositLimits } from '../../src/orders/limits.js';
 import { holdings } from '../../src/orders/money.js';
 import { ORDER_TERMS_A, type OrderView } from '../../src/orders/types.js';
@@ -123,7 +123,7 @@ export function orderKind(deps: OrderKindDeps): ActorKindSpec<OrderProtocol, Ord
         case 'deposit.vanished':
           return { type: 'deposit.vanished', txId: command.txId, at: now };
         case 'order.unwind':
-          return command.authorization === undefined ? { type: 'unwind', at: now } : { type: 'unwind', at: now, authorization: command.authorization };
+          return { type: 'unwind', at: now };
         case 'order.create':
         case 'order.get':
           return null;
@@ -132,16 +132,14 @@ export function orderKind(deps: OrderKindDeps): ActorKindSpec<OrderProtocol, Ord
     notFound: (id) => ({ ok: false, error: toErrorData(new OrderNotFound(`Order ${id} does not exist.`)) }),
     // Creation answers once the deposit address exists; other messages answer at once.
     settled: (s) => !s.matches({ lifecycle: 'opening' }),
-    // Every command answers the order as it is now; an unwind the order's state refused answers why.
+    // Every command answers the order as it is now; an unwind the order's state refused answers why. An unwind asked
+    // again of an order it already closed or is unwinding answers the order: a client's retried cancel succeeds.
     replies: {
       'order.create': (s) => ({ ok: true, value: orderView(s) }),
       'order.get': (s) => ({ ok: true, value: orderView(s) }),
       deposit: (s) => ({ ok: true, value: orderView(s) }),
       'deposit.vanished': (s) => ({ ok: true, value: orderView(s) }),
-      'order.unwind': (s, command) => {
-        if (command.authorization !== undefined && s.context.refusedAuthorization === command.authorization) {
-          return { ok: false, error: toErrorData(new Unauthorized('This authorization was already used; sign or present a new one.')) };
-        }
+      'order.unwind': (s) => {
         if (!unwindTaken(s)) {
           const status = orderStatus(s);
           return { ok: false, error: toErrorData(new OrderNotCancellable(`Order ${s.context.id} is ${status}: it can be cancelled before it executes, or unwound once stalled or frozen.`)) };

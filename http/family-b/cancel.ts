@@ -1,8 +1,10 @@
 // POST /order/{orderId}/cancel: the client's authorization (its refund token, or an EIP-712 CancelOrder signed by the
-// order's refundAuthorizer) checked here, then `order.unwind` with the authorization's id, which the core single-uses
-// (a replay → 401). The core refuses an order that is executing or done (409 `conflict`, its status in details).
+// order's refundAuthorizer) checked here, then `order.unwind`. The core refuses an order that is executing or done (409
+// `conflict`, its status in details) and answers a cancel asked again of an order it already closed with the order
+// (200), so a client retrying a cancel whose answer it lost succeeds. An authorization is not used up: a token
+// refused while the order executed still unwinds it once stalled or frozen (and a token is the order's only one).
 import type Koa from 'koa';
-import { hashTypedData, verifyTypedData, type Hex } from 'viem';
+import { verifyTypedData, type Hex } from 'viem';
 import type { Bus } from '../../src/bus/types.js';
 import type { Clock } from '../../src/clock.js';
 import { InvalidRequest, OrderNotCancellable, Unauthorized } from '../../src/errors.js';
@@ -12,7 +14,7 @@ import { BError } from './errors.js';
 import { amountFormatQuery, orderIdParam } from './get.js';
 import { orderTypeOf } from './order-type.js';
 import { B_BODY_LIMIT_BYTES, rendered } from './quote.js';
-import { authorizationId, type GatewaySecret } from './refund-token.js';
+import type { GatewaySecret } from './refund-token.js';
 import { renderBOrder } from './render.js';
 import { bStatusOf } from './statuses.js';
 import { assertShape } from './validate.js';
@@ -56,12 +58,10 @@ export function postCancelB(deps: BCancelDeps): Koa.Middleware {
     const opts = { requestId };
     const order = await deps.bus.request({ kind: 'order', id: orderId }, { type: 'order.get' }, opts);
     const auth = order.terms.refundAuthorization;
-    let authorization: string;
     if (b.refundToken !== undefined) {
       if (auth?.mode !== 'token' || !deps.secret.verify(orderId, b.refundToken)) {
         throw new Unauthorized('The refund token is not valid for this order.');
       }
-      authorization = authorizationId(`token:${b.refundToken}`);
     } else {
       if (auth?.mode !== 'evmSignature') throw new Unauthorized('This order is not cancelled by signature.');
       const deadline = b.refundSignatureDeadline!;
@@ -71,13 +71,10 @@ export function postCancelB(deps: BCancelDeps): Koa.Middleware {
       const typed = { domain: CANCEL_DOMAIN, types: CANCEL_TYPES, primaryType: 'CancelOrder' as const, message: { orderId, gateway: deps.gatewayId, deadline: BigInt(deadline) } };
       const valid = await verifyTypedData({ ...typed, address: auth.authorizer as Hex, signature: b.refundSignature as Hex }).catch(() => false);
       if (!valid) throw new Unauthorized('The signature is not a CancelOrder for this order signed by its refundAuthorizer.');
-      // The signed message, not the signature's bytes, is what is used up: another encoding of one signature (or the
-      // malleable twin of an ECDSA signature) is the same authorization.
-      authorization = authorizationId(`eip712:${hashTypedData(typed)}`);
     }
     let cancelled;
     try {
-      cancelled = await deps.bus.request({ kind: 'order', id: orderId }, { type: 'order.unwind', reason: 'cancelled by the client (Family B)', authorization }, opts);
+      cancelled = await deps.bus.request({ kind: 'order', id: orderId }, { type: 'order.unwind', reason: 'cancelled by the client (Family B)' }, opts);
     } catch (err) {
       if (!(err instanceof OrderNotCancellable)) throw err;
       const now = await deps.bus.request({ kind: 'order', id: orderId }, { type: 'order.get' }, opts);

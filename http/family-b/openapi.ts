@@ -114,15 +114,16 @@ export function familyBOpenApi(): JsonSchema {
             'an EIP-712 signature by `refundAuthorizer` of domain {name: "Swap Router Gateway", version: "1"} (no chainId), ' +
             'primary type CancelOrder {orderId string, gateway string, deadline uint256}, orderId lower-case as the service writes it, ' +
             'gateway = the deployment\'s ROUTER_GATEWAY_ID (default `swap-router`), deadline in unix seconds, not past and at most ' +
-            '600 s ahead). A wrong token, signer, order or deadline → 401 `unauthorized`. Each authorization is single-use: a ' +
-            'replay → 401. An order executing or finished → 409 `conflict` with `details.status`. The answer is the order with ' +
+            '600 s ahead). A wrong token, signer, order or deadline → 401 `unauthorized`. A cancel is idempotent: asked again of ' +
+            'an order it already cancelled (a retry), it answers the order as it is now (200); an authorization is not used up, so ' +
+            'a token refused while the order executed still cancels it once stalled or failed. Any other order executing or finished → 409 `conflict` with `details.status`. The answer is the order with ' +
             'its new status (`cancelled` when nothing had arrived, else `refund_pending` then `refunded`).',
           parameters: [requestIdParam, orderIdParam],
           requestBody: { required: true, content: { 'application/json': { schema: ref('CancelRequest'), example: { refundToken: 'rgt_…' } } } },
           responses: {
             '200': json('Cancellation accepted: the order with its new status.', 'Order', CANCELLED_EXAMPLE),
             ...bodyErrors,
-            '401': json('The token or signature does not authorise cancelling this order, or was already used (`unauthorized`).', 'Error', err('unauthorized', 'The refund token is not valid for this order.')),
+            '401': json('The token or signature does not authorise cancelling this order (`unauthorized`).', 'Error', err('unauthorized', 'The refund token is not valid for this order.')),
             '409': json('The order is executing or finished (`conflict`, `details.status`).', 'Error', err('conflict', 'Order … is completed: it can be cancelled only before it executes.', { status: 'completed' })),
             ...commonErrors,
             '404': json('No such order (`not_found`).', 'Error'),

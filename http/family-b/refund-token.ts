@@ -1,7 +1,7 @@
 // Refund tokens of Family B: `rgt_` + base64url(HMAC-SHA256(gateway secret, orderId)). Derived, never stored or
 // logged, so a replayed creation answers the same token and a leaked store leaks none. Also where the secret comes
 // from in embedded mode: `<dataDir>/gateway-secret`, 32 random bytes generated once, mode 0600 (as the vault seed).
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { constants as fsConstants } from 'node:fs';
 import { chmod, link, open, readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -38,11 +38,6 @@ export class GatewaySecret {
   toString(): string {
     return 'GatewaySecret [redacted]';
   }
-}
-
-/** Id of an authorization the core single-uses: a hash, so the token itself never reaches a snapshot. */
-export function authorizationId(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex');
 }
 
 /**

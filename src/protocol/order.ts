@@ -56,9 +56,6 @@ export interface OrderUnwind {
   type: 'order.unwind';
   /** Why, for the operator's record. */
   reason?: string;
-  /** Id of the client's authorization (a hash of its token or signature), when one was given: each is single-use,
-   *  and a replay of one already used fails with Unauthorized. */
-  authorization?: string;
 }
 
 export interface OrderProtocol {

@@ -108,7 +108,6 @@ const TIMERS = {
 } satisfies Record<string, OrderEvent>;
 const COMMANDS = {
   unwind: { type: 'unwind', at: AT },
-  'unwind (authorised)': { type: 'unwind', at: AT, authorization: 'auth-1' },
 } satisfies Record<string, OrderEvent>;
 // Family B's terms: the slippage guard, a durable cancel three days in (before the deadline, after every retry).
 const CANCEL_AFTER = AT + 3 * 24 * 3600 * 1000;
@@ -169,8 +168,6 @@ function decisive(value: unknown, c: OrderContext) {
     refunds: Math.min(c.refunds.length, 2),
     halted: c.haltReason !== null,
     delivered: c.delivery !== null,
-    authorizations: c.authorizations.length,
-    refused: c.refusedAuthorization !== null,
     unwindReason: c.unwindReason,
     // Sent back by a vanished deposit while it waited for its amount: a path of its own to each such state, so the
     // graph replays the way back (the order's future is that of the same state reached directly).
@@ -222,13 +219,11 @@ function eventsFor(s: Snap): EventObject[] {
   if (s.matches({ lifecycle: 'awaiting_deposit' } as never) || s.matches({ lifecycle: 'underfunded' } as never)) out.push(TIMERS['deadline passed']);
   if (c.retryAt !== null || c.refundRetryAt !== null) out.push(TIMERS['retries due']);
   if (!c.vault) return out; // no order to command before its creation answers
+  out.push(COMMANDS.unwind);
   if (c.terms.family === 'b') {
-    out.push(COMMANDS['unwind (authorised)']);
     if (s.matches({ lifecycle: 'awaiting_deposit' } as never) || s.matches({ lifecycle: 'underfunded' } as never) || s.matches({ lifecycle: 'funded' } as never)) {
       out.push(CANCEL_WAKE);
     }
-  } else {
-    out.push(COMMANDS.unwind);
   }
   return out;
 }
@@ -282,7 +277,7 @@ async function replay(host: OrderHost, e: EventObject & Record<string, unknown>,
     return;
   }
   if (e.type === 'unwind') {
-    await host.unwind(ID, e.authorization as string | undefined);
+    await host.unwind(ID);
     return;
   }
   if (effectNameOf(e.type) === 'opening') {

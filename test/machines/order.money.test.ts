@@ -474,7 +474,7 @@ describe('A refund that fails is retried after a durable backoff, never lost', (
   });
 });
 
-describe('Family B terms: minOut is binding, cancelAfter is a durable cancel, each authorization is single-use', () => {
+describe('Family B terms: minOut is binding, cancelAfter is a durable cancel, a cancel asked again answers the order', () => {
   const terms = (over: Partial<OrderTerms> = {}): OrderTerms => ({
     ...ORDER_TERMS_A, family: 'b', minOut: (QUOTE.route.estimatedAmountOut * 99n) / 100n, maxSlippageBps: 100, ...over,
   });
@@ -548,15 +548,18 @@ describe('Family B terms: minOut is binding, cancelAfter is a durable cancel, ea
     await host.close();
   });
 
-  it('an authorization used once is refused when replayed (Unauthorized), a fresh one answers the order', async () => {
+  it('a cancel asked again of the order it closed answers the order as it is, and refunds nothing twice', async () => {
     const host = orderHost({ policy: DEFAULT_POLICY });
     await host.create(ID, QUOTE, TO, null, terms({ refundAuthorization: { mode: 'token' } }));
-    expect((await host.unwind(ID, 'auth-1')).ok).toBe(true);
-    const replay = await host.unwind(ID, 'auth-1');
-    expect(!replay.ok && replay.error.code).toBe('unauthorized');
-    const fresh = await host.unwind(ID, 'auth-2');
-    expect(fresh.ok && (fresh.value as OrderView).status).toBe('expired');
-    expect((await host.load(ID)).context.authorizations).toEqual(['auth-1', 'auth-2']);
+    await deposit(host, OWNER, AMOUNT / 2n);
+    const first = await host.unwind(ID);
+    expect(first.ok && (first.value as OrderView).closeReason).toBe('cancelled');
+    const again = await host.unwind(ID);
+    expect(again.ok && (again.value as OrderView).closeReason).toBe('cancelled');
+    const o = await runToRest(host);
+    expect((await host.unwind(ID)).ok).toBe(true);
+    expect((await view(host)).refunds.map((r) => [r.reason, r.amount])).toEqual([['cancelled', AMOUNT / 2n - REFUND_COST]]);
+    expectBalanced(host, o);
     await host.close();
   });
 });

@@ -239,7 +239,7 @@ export interface OrderHost {
   /** Restores the order from the store through its wake-up and lets its effect in flight finish. */
   finishEffect(id: string, effect?: OrderEffect): Promise<StoredOrder>;
   /** `order.unwind`: cancel an order before it executes, or unwind a stalled or frozen one. */
-  unwind(id: string, authorization?: string): Promise<Reply>;
+  unwind(id: string): Promise<Reply>;
   /** What the router answers when an unwind quotes the way back (default: a 1:1 one-step route, cost 1 000). */
   scriptRouteBack(answer: 'route' | 'none'): void;
   /** Every request the router was asked, in order (the ways back of unwinds). */
@@ -403,7 +403,7 @@ export function orderHost(opts: { policy?: Partial<OrderPolicy>; alwaysReplay?: 
       clock.set(at);
       await runtime.fireDue();
     },
-    unwind: (id, authorization) => send(id, authorization === undefined ? { type: 'order.unwind' } : { type: 'order.unwind', authorization }),
+    unwind: (id) => send(id, { type: 'order.unwind' }),
     scriptRouteBack(answer) {
       routeBackAnswer = answer;
     },

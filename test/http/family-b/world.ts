@@ -1,11 +1,11 @@
 // A stand-in for the quote and order actors behind the fake bus, for Family B's black-box tests: the semantics of
-// actors/kinds/quote.ts and order.ts as the edge sees them (binding rules, creation once, terms kept, cancels with
-// single-use authorizations, OrderNotCancellable once executing).
+// actors/kinds/quote.ts and order.ts as the edge sees them (binding rules, creation once, terms kept, a cancel asked
+// again answering the order, OrderNotCancellable once executing).
 import { createHash, randomUUID } from 'node:crypto';
 import { getAddress } from 'viem';
 import type { ActorRef } from '../../../src/bus/types.js';
 import { ManualClock } from '../../../src/clock.js';
-import { OrderNotCancellable, OrderNotFound, QuoteAlreadyBound, QuoteExpired, QuoteNotFound, Unauthorized } from '../../../src/errors.js';
+import { OrderNotCancellable, OrderNotFound, QuoteAlreadyBound, QuoteExpired, QuoteNotFound } from '../../../src/errors.js';
 import { ORDER_TERMS_A, type OrderView } from '../../../src/orders/types.js';
 import type { AnyCommand } from '../../../src/protocol/index.js';
 import type { Quote } from '../../../src/quotes/types.js';
@@ -22,7 +22,6 @@ export class BWorld {
   readonly clock = new ManualClock(undefined, QUOTED_AT + 1000);
   readonly quotes = new Map<string, QuoteEntry>();
   readonly orders = new Map<string, OrderView>();
-  readonly authorizations = new Set<string>();
   /** What the next quote.request answers instead of a canned quote (e.g. a refusal). */
   refuseNext: Error | null = null;
 
@@ -78,10 +77,6 @@ export class BWorld {
     if (!existing) throw new OrderNotFound(`Order ${id} does not exist.`);
     if (message.type === 'order.get') return existing;
     if (message.type !== 'order.unwind') throw new Error(`no order command ${message.type}`);
-    if (message.authorization !== undefined) {
-      if (this.authorizations.has(message.authorization)) throw new Unauthorized('This authorization was already used; sign or present a new one.');
-      this.authorizations.add(message.authorization);
-    }
     if (existing.stage === 'awaiting_deposit') return this.update(id, { stage: 'refunded', status: 'expired', closeReason: 'cancelled' });
     if (existing.stage === 'underfunded' || existing.stage === 'funded') {
       return this.update(id, { stage: 'refunding.cancelled', status: 'expired', closeReason: 'cancelled', refundPending: true });

@@ -33,7 +33,7 @@ describe('Each command is mapped to its reply type', () => {
     expectTypeOf<ReplyTo<'order', 'deposit.vanished'>>().toEqualTypeOf<OrderView>();
     expectTypeOf<ReplyTo<'order', 'order.unwind'>>().toEqualTypeOf<OrderView>();
     expectTypeOf<Command<'order', 'order.unwind'>>().toEqualTypeOf<OrderUnwind>();
-    expectTypeOf<OrderUnwind>().toEqualTypeOf<{ type: 'order.unwind'; reason?: string; authorization?: string }>();
+    expectTypeOf<OrderUnwind>().toEqualTypeOf<{ type: 'order.unwind'; reason?: string }>();
   });
 
   it('the runtime\'s own wake-up is a typed message too', () => {
