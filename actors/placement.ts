@@ -28,7 +28,7 @@ export function withOrderPlacement(runtime: Pick<Runtime, 'handle' | 'ask'>, dep
     if (ref.kind !== 'quote' || !isCommandOf('quote', message) || message.type !== 'quote.order') return runtime.handle(envelope);
     const { orderId: proposed, quote, toAddress, refundAddress, terms } = message;
     try {
-      assertWithinLimit(deps.limits ?? NO_LIMITS, quote);
+      assertWithinLimit(deps.limits ?? NO_LIMITS, quote, terms?.maxIn ?? null);
     } catch (err) {
       return { ok: false, error: toErrorData(err) };
     }

@@ -38,14 +38,18 @@ export function limitOf(limits: DepositLimits, asset: AssetId): bigint | null {
   return limits.get(asset) ?? null;
 }
 
-/** Refuses an order whose quote sells more than its asset's limit. @throws AmountAboveLimit */
-export function assertWithinLimit(limits: DepositLimits, quote: Pick<Quote, 'id' | 'route'>): void {
+/**
+ * Refuses an order whose quote sells more than its asset's limit, or (exact output) accepts deposits up to `maxIn`
+ * above it: the order would take such a deposit in and then freeze on it, after the client paid what it was told it
+ * may. @throws AmountAboveLimit
+ */
+export function assertWithinLimit(limits: DepositLimits, quote: Pick<Quote, 'id' | 'route'>, maxIn: bigint | null = null): void {
   if (limits.size === 0) return;
   const limit = limitOf(limits, quote.route.from);
-  if (limit === null || quote.route.amountIn <= limit) return;
+  const takes = maxIn !== null && maxIn > quote.route.amountIn ? maxIn : quote.route.amountIn;
+  if (limit === null || takes <= limit) return;
   const asset = assetById(quote.route.from);
   const amount = (v: bigint) => `${writeAmount(v, asset, 'formatted')} ${writeAsset(asset, 'formatted')}`;
-  throw new AmountAboveLimit(
-    `Quote ${quote.id} sells ${amount(quote.route.amountIn)}, above this router's limit of ${amount(limit)} per order; quote a smaller amount.`,
-  );
+  const what = takes === quote.route.amountIn ? `sells ${amount(takes)}` : `accepts deposits up to ${amount(takes)}`;
+  throw new AmountAboveLimit(`Quote ${quote.id} ${what}, above this router's limit of ${amount(limit)} per order; quote a smaller amount.`);
 }

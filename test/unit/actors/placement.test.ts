@@ -80,6 +80,10 @@ describe('quote.order at the quote\'s host', () => {
     expect(h.seen).toEqual([]);
     const within = { ...big, route: { ...big.route, amountIn: 4_000_000_000n } } as Quote;
     expect((await withOrderPlacement(runtimeOver(h.handle), { holds: () => true, bus: h.bus, limits })(envelope({ ...place, quote: within }))).ok).toBe(true);
+    // Exact output: the order would accept deposits up to maxIn, above the limit.
+    const exact = { maxIn: 4_040_000_000n } as unknown as QuoteOrder['terms'];
+    const over = await withOrderPlacement(runtimeOver(h.handle), { holds: () => true, bus: h.bus, limits })(envelope({ ...place, quote: within, terms: exact }));
+    expect(!over.ok && fromErrorData(over.error)).toBeInstanceOf(AmountAboveLimit);
   });
 
   it('answers a failed creation (here or over the bus) as a failure the edge may retry', async () => {

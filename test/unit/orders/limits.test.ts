@@ -47,4 +47,12 @@ describe('deposit limits: ROUTER_ORDER_MAX_DEPOSIT', () => {
     expect(() => assertWithinLimit(limits, quoteOf(BTC, 10n ** 12n))).not.toThrow();
     expect(() => assertWithinLimit(NO_LIMITS, quoteOf(USDC, 10n ** 30n))).not.toThrow();
   });
+
+  it('an exact-output order is judged by the most it accepts (from.maximum), not only what it expects to sell', () => {
+    const limits = parseDepositLimits('X', 'base.usdc=1000');
+    expect(() => assertWithinLimit(limits, quoteOf(USDC, 1_000_000_000n), 1_000_000_000n)).not.toThrow();
+    expect(() => assertWithinLimit(limits, quoteOf(USDC, 1_000_000_000n), 1_010_000_000n)).toThrow(
+      "Quote q-1 accepts deposits up to 1010 base.USDC, above this router's limit of 1000 base.USDC per order; quote a smaller amount.",
+    );
+  });
 });
