@@ -176,10 +176,15 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     a.idleTimer = setTimeout(() => {
       // Only passivate between messages; a busy mailbox re-arms the timer when it finishes.
       void a.mailbox.then(() => writesDone(a)).then(() => {
-        if (active.get(key(a.ref)) === a && !a.failed) {
-          evict(a);
-          deps.onPassivate?.(a.ref);
+        if (active.get(key(a.ref)) !== a || a.failed) return;
+        // An effect still running (an invoked child) keeps its actor in memory: stopping the actor would drop the
+        // effect's answer, and the copy a wake-up restores would start the same effect again beside it.
+        if (Object.keys(a.actor.getSnapshot().children ?? {}).length > 0) {
+          touch(a);
+          return;
         }
+        evict(a);
+        deps.onPassivate?.(a.ref);
       });
     }, idle);
     a.idleTimer.unref();

@@ -309,6 +309,36 @@ interface NumberedProtocol {
   get: { command: { type: 'get' }; reply: number };
 }
 
+describe('Passivation waits for an effect in flight: an actor leaves memory only once its invoked work answered', () => {
+  it('idle past its time while working, it stays; once the work answers, its result is stored and then it leaves', async () => {
+    let release: (n: number) => void = () => {};
+    const gated = worker.provide({ actors: { work: fromPromise<number>(() => new Promise<number>((r) => (release = r))) } });
+    const kind: ActorKindSpec<WorkerProtocol, typeof gated> = {
+      kind: 'order',
+      logic: gated,
+      create: () => ({}),
+      toEvent: () => null,
+      notFound: (id) => ({ ok: false, error: toErrorData(new OrderNotFound(id)) }),
+      settled: () => true,
+      replies: { start: (s) => ({ ok: true, value: s.context.result }) },
+      wakeUp: () => null,
+      status: (s) => String(s.value),
+    };
+    const store = openSqliteStore(':memory:');
+    const passivated: string[] = [];
+    const runtime = createRuntime({
+      store, clock: new ManualClock(undefined, 1_000), logger: createLogger('silent'), kinds: [kind], idleMs: 10, onPassivate: (r) => passivated.push(r.id),
+    });
+    expect(await runtime.handle({ ref: { kind: 'order', id: 'w1' }, message: { type: 'start' } })).toEqual({ ok: true, value: null });
+    await new Promise((r) => setTimeout(r, 60));
+    expect([runtime.activeCount(), passivated]).toEqual([1, []]);
+    release(7);
+    await new Promise((r) => setTimeout(r, 60));
+    expect(await store.load('order', 'w1')).toMatchObject({ status: 'ready', snapshot: { value: 'ready', context: { result: 7 } } });
+    expect([runtime.activeCount(), passivated]).toEqual([0, ['w1']]);
+  });
+});
+
 describe('Transient snapshots: a state the kind says need not be durable is not written; the answer\'s state is', () => {
   it('a quote-like actor is stored once, at its answer, never while working', async () => {
     let release: (n: number) => void = () => {};
