@@ -14,7 +14,7 @@ import type { AssetId, ChainName } from '../../src/assets/types.js';
 import type { Chains, Transfer } from '../../src/chains/index.js';
 import { poolAccount } from '../../src/chains/index.js';
 import type { Clock } from '../../src/clock.js';
-import { FEES_ACCOUNT, holdingAccount, type PlannedRefund } from '../../src/orders/money.js';
+import { costKey, deliveryKey, FEES_ACCOUNT, holdingAccount, type PlannedRefund } from '../../src/orders/money.js';
 import type { RouteRequest, RoutingResult } from '../../src/routing/types.js';
 import type { Vaults } from '../../src/vaults/index.js';
 import type { Market, VenueExecution } from '../../src/venues/types.js';
@@ -86,7 +86,7 @@ export function orderEffects(deps: OrderEffectDeps) {
       try {
         // Only now does the order's money move: the cost to the fee account, the input into the venue's pool, the
         // output into the holding account. Each is keyed, so a retry or a restart after any of them completes the rest.
-        await move(`${s.key}:cost`, s.from, s.holder, FEES_ACCOUNT, s.cost);
+        await move(costKey(s.key), s.from, s.holder, FEES_ACCOUNT, s.cost);
         await move(`${s.key}:in`, s.from, s.holder, poolAccount(s.venue), venueIn);
         // The ledger keeps the first output transfer of this key; its amount is the leg's truth after a restart.
         const out = await move(`${s.key}:out`, s.to, poolAccount(s.venue), holdingAccount(s.orderId), fill.amountOut);
@@ -101,8 +101,8 @@ export function orderEffects(deps: OrderEffectDeps) {
     [ORDER_EFFECTS.deliver]: afterStored<DeliverResult, DeliverInput>(async ({ input: d }) => {
       try {
         const cost = d.cost < d.amountIn ? d.cost : d.amountIn;
-        await move(`${d.orderId}:deliver:cost`, d.asset, d.holder, FEES_ACCOUNT, cost);
-        const t = await move(`${d.orderId}:deliver`, d.asset, d.holder, d.to, d.amountIn - cost);
+        await move(costKey(deliveryKey(d.orderId)), d.asset, d.holder, FEES_ACCOUNT, cost);
+        const t = await move(deliveryKey(d.orderId), d.asset, d.holder, d.to, d.amountIn - cost);
         return { status: 'delivered', txId: t?.txId ?? '', amountOut: t?.amount ?? 0n, cost, at: clock.now() };
       } catch (err) {
         return { status: 'failed', error: message(err), at: clock.now() };
@@ -111,7 +111,7 @@ export function orderEffects(deps: OrderEffectDeps) {
 
     [ORDER_EFFECTS.refund]: afterStored<RefundResult, PlannedRefund>(async ({ input: r }) => {
       try {
-        await move(`${r.key}:cost`, r.asset, r.from, FEES_ACCOUNT, r.cost);
+        await move(costKey(r.key), r.asset, r.from, FEES_ACCOUNT, r.cost);
         const t = await move(r.key, r.asset, r.from, r.to, r.amount - r.cost);
         // A keyed ledger answers a known key with its first transfer, whatever this request says: one that paid another
         // amount or address is not this refund, and booking it as paid would name money the client never got.

@@ -16,7 +16,7 @@ import {
   type OnChainBalance,
   type UnreadableOrder,
 } from './audit.js';
-import { holdingAccount, type MoneyRecords } from './money.js';
+import { costKey, deliveryKey, holdingAccount, type Holding, type MoneyRecords } from './money.js';
 import type { ActorStore } from '../store/types.js';
 
 export interface AuditDeps {
@@ -86,7 +86,23 @@ export async function runAudit(deps: AuditDeps): Promise<AuditReport> {
       return;
     }
     const quoteId = field(field(stored.snapshot, 'context'), 'quoteId');
-    orders.set(id, { records, transfers: await transfersOf(records), quoteId: typeof quoteId === 'string' ? quoteId : null });
+    const costsAhead = await costsAheadOf(records, field(field(stored.snapshot, 'context'), 'paying'));
+    const read = costsAhead.length ? { ...records, costsAhead } : records;
+    orders.set(id, { records: read, transfers: await transfersOf(read), quoteId: typeof quoteId === 'string' ? quoteId : null });
+  }
+
+  /** Costs moved for the order's delivery or the refund it is paying (`paying`, from its context) before their
+   *  payment is recorded: a payment the chain refused waits for its retry with its cost already gone. */
+  async function costsAheadOf(r: MoneyRecords, paying: unknown): Promise<Holding[]> {
+    const out: Holding[] = [];
+    const ahead = async (paymentKey: string, address: string) => {
+      for (const t of await chains.transfers({ key: costKey(paymentKey) })) out.push({ chain: t.chain, asset: t.asset, address, amount: t.amount });
+    };
+    if (r.delivery === null && r.legs.length > 0) await ahead(deliveryKey(r.id), holdingAccount(r.id));
+    const key = field(paying, 'key');
+    const from = field(paying, 'from');
+    if (typeof key === 'string' && typeof from === 'string' && !r.refunds.some((f) => f.key === key)) await ahead(key, from);
+    return out;
   }
 
   /** The arrivals at the order's deposit address (on every EVM chain for an EVM one: the address is the same on each,

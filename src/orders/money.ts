@@ -16,6 +16,10 @@ export const holdingAccount = (orderId: string) => `order:${orderId}`;
 /** Where execution, delivery and refund costs are collected on each chain (the router's fee account). */
 export const FEES_ACCOUNT = 'fees';
 
+/** Ledger keys of a delivery's and a refund's cost, each moved before its payment. */
+export const deliveryKey = (orderId: string) => `${orderId}:deliver`;
+export const costKey = (paymentKey: string) => `${paymentKey}:cost`;
+
 /** The router's internal accounts on its ledgers: orders' holding accounts, the fee account and venue pools. */
 export function isInternalAccount(address: string): boolean {
   return address.startsWith(holdingAccount('')) || address === FEES_ACCOUNT || isPoolAccount(address);
@@ -102,7 +106,8 @@ export interface Holding {
   amount: bigint;
 }
 
-/** The records `holdings` and `moneyFlows` read: a structural part of the order machine's context. */
+/** The records `holdings` and `moneyFlows` read: a structural part of the order machine's context, and what the
+ *  audit adds from the ledger. */
 export interface MoneyRecords {
   id: string;
   sourceChain: ChainName;
@@ -112,6 +117,9 @@ export interface MoneyRecords {
   legs: LegRecord[];
   delivery: DeliveryRecord | null;
   refunds: RefundRecord[];
+  /** Costs a delivery or refund not recorded yet has already moved: its cost goes first, and its payment failed (and
+   *  waits for its retry) or is on its way. Not in the order's context: the audit reads them from the ledger by key. */
+  costsAhead?: Holding[];
 }
 
 export interface ChainAmount {
@@ -162,6 +170,7 @@ export function holdings(r: MoneyRecords): Holding[] {
   }
   if (r.delivery) s.add({ chain: chainOf(r.delivery.asset), asset: r.delivery.asset, address: holding }, -r.delivery.amountIn);
   for (const f of r.refunds) s.add({ chain: f.chain, asset: f.asset, address: f.from }, -f.amount);
+  for (const c of r.costsAhead ?? []) s.add(c, -c.amount);
   return s.list();
 }
 
@@ -189,6 +198,7 @@ export function moneyFlows(r: MoneyRecords): MoneyFlows {
     costs.add(f, f.cost);
     refunded.add(f, f.sent);
   }
+  for (const c of r.costsAhead ?? []) costs.add(c, c.amount);
   return {
     deposited: deposited.list(),
     swappedOut: swappedOut.list(),

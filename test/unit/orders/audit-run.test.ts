@@ -46,18 +46,18 @@ async function funded(id: string, n: number, amount: bigint): Promise<MoneyRecor
   r.deposits.push({ txId: t.txId, from: SENDER, amount, confirmations: 1, required: 1, at: t.at, late: false, spent: 0n, refunded: 0n });
   return r;
 }
-/** The leg and the delivery on the ledger; the records that follow them. */
-async function executeOnLedger(r: MoneyRecords, amountIn: bigint): Promise<MoneyRecords> {
+/** The leg and (unless not to deliver) the delivery on the ledger; the records that follow them. */
+async function executeOnLedger(r: MoneyRecords, amountIn: bigint, deliver = true): Promise<MoneyRecords> {
   const holder = r.vault!.address;
   await chains.transfer({ key: `${r.id}:0:cost`, chain: 'base', asset: BASE_USDC, from: holder, to: FEES_ACCOUNT, amount: 1000n });
   await chains.transfer({ key: `${r.id}:0:in`, chain: 'base', asset: BASE_USDC, from: holder, to: poolAccount('across'), amount: amountIn - 1000n });
   const out = await chains.transfer({ key: `${r.id}:0:out`, chain: 'arbitrum', asset: ARB_USDC, from: poolAccount('across'), to: holdingAccount(r.id), amount: amountIn - 2000n });
-  const d = await chains.transfer({ key: `${r.id}:deliver`, chain: 'arbitrum', asset: ARB_USDC, from: holdingAccount(r.id), to: TO, amount: amountIn - 2000n });
+  const d = deliver ? await chains.transfer({ key: `${r.id}:deliver`, chain: 'arbitrum', asset: ARB_USDC, from: holdingAccount(r.id), to: TO, amount: amountIn - 2000n }) : null;
   return {
     ...r,
     deposits: r.deposits.map((x) => ({ ...x, spent: amountIn })),
     legs: [{ index: 0, unwind: false, venue: 'across', from: BASE_USDC, to: ARB_USDC, holder, amountIn, cost: 1000n, amountOut: out.amount, txId: out.txId, at: out.at }],
-    delivery: { asset: ARB_USDC, amountIn: out.amount, cost: 0n, amountOut: d.amount, to: TO, txId: d.txId, at: d.at },
+    delivery: d && { asset: ARB_USDC, amountIn: out.amount, cost: 0n, amountOut: d.amount, to: TO, txId: d.txId, at: d.at },
   };
 }
 
@@ -132,6 +132,22 @@ describe('runAudit over a store and a ledger', () => {
     expect(report.rows.find((x) => x.asset === BASE_USDC)).toMatchObject({ arrived: 3_000_000n, recorded: 0n, pending: 3_000_000n, held: 3_000_000n, ledgerHeld: 3_000_000n, unrecorded: 0n, heldMismatch: 0n });
     expect(report.pending).toEqual([expect.objectContaining({ order: 'o-pending', txId: r.deposits[0]!.txId, place: `pending deposit at ${address(1)}` })]);
     expect(report.clean).toBe(true);
+  });
+
+  it('a delivery or refund whose cost moved and whose payment the chain refused (waiting for its retry) is clean: the cost counts', async () => {
+    // Delivery: the leg is recorded, the delivery's cost left the holding account, the delivery did not.
+    const undelivered = await executeOnLedger(await funded('o-deliver', 1, 3_000_000n), 3_000_000n, false);
+    await chains.transfer({ key: 'o-deliver:deliver:cost', chain: 'arbitrum', asset: ARB_USDC, from: holdingAccount('o-deliver'), to: FEES_ACCOUNT, amount: 5_000n });
+    await save('o-deliver', undelivered);
+    // Refund: a cancelled order paying back its deposit; the refund's cost left the deposit address, the refund did not.
+    const c = await funded('o-refund', 2, 2_000_000n);
+    const paying = { key: 'o-refund:refund:x:0', reason: 'cancelled', chain: 'base', asset: BASE_USDC, from: c.vault!.address, to: SENDER, amount: 2_000_000n, cost: 2_000n, depositTxId: c.deposits[0]!.txId };
+    await chains.transfer({ key: 'o-refund:refund:x:0:cost', chain: 'base', asset: BASE_USDC, from: c.vault!.address, to: FEES_ACCOUNT, amount: 2_000n });
+    await save('o-refund', { ...c, paying });
+    const report = await runAudit({ store, chains, recheck: { times: 0, delayMs: 0 } });
+    expect(report).toMatchObject({ findings: [], clean: true });
+    expect(report.rows.find((x) => x.asset === BASE_USDC)).toMatchObject({ held: 1_998_000n, ledgerHeld: 1_998_000n });
+    expect(report.rows.find((x) => x.asset === ARB_USDC)).toMatchObject({ held: 2_998_000n - 5_000n, ledgerHeld: 2_998_000n - 5_000n, costs: 5_000n });
   });
 
   it('a disagreement that stays is reported after the rereads', async () => {
