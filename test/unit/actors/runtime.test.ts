@@ -289,6 +289,27 @@ interface WorkerProtocol {
   start: { command: { type: 'start' }; reply: number | null };
 }
 
+type GatedWorker = ActorKindSpec<WorkerProtocol, typeof worker>;
+/** The worker machine as an actor kind whose work answers when the test calls `release`. */
+function gatedWorker(kind: 'order' | 'quote', over: Pick<GatedWorker, 'settled'> & Partial<GatedWorker>): { kind: GatedWorker; release: (n: number) => void } {
+  let release: (n: number) => void = () => {};
+  const logic = worker.provide({ actors: { work: fromPromise<number>(() => new Promise<number>((r) => (release = r))) } });
+  return {
+    kind: {
+      kind,
+      logic,
+      create: () => ({}),
+      toEvent: () => null,
+      notFound: (id) => ({ ok: false, error: toErrorData(new OrderNotFound(id)) }),
+      replies: { start: (s) => ({ ok: true, value: s.context.result }) },
+      wakeUp: () => null,
+      status: (s) => String(s.value),
+      ...over,
+    },
+    release: (n) => release(n),
+  };
+}
+
 const numbered = setup({
   types: { context: {} as { slot: number; started: number }, input: {} as { slot?: number } },
   actors: { claim: fromPromise<number>(async () => 99) },
@@ -311,19 +332,7 @@ interface NumberedProtocol {
 
 describe('Passivation waits for an effect in flight: an actor leaves memory only once its invoked work answered', () => {
   it('idle past its time while working, it stays; once the work answers, its result is stored and then it leaves', async () => {
-    let release: (n: number) => void = () => {};
-    const gated = worker.provide({ actors: { work: fromPromise<number>(() => new Promise<number>((r) => (release = r))) } });
-    const kind: ActorKindSpec<WorkerProtocol, typeof gated> = {
-      kind: 'order',
-      logic: gated,
-      create: () => ({}),
-      toEvent: () => null,
-      notFound: (id) => ({ ok: false, error: toErrorData(new OrderNotFound(id)) }),
-      settled: () => true,
-      replies: { start: (s) => ({ ok: true, value: s.context.result }) },
-      wakeUp: () => null,
-      status: (s) => String(s.value),
-    };
+    const { kind, release } = gatedWorker('order', { settled: () => true });
     const store = openSqliteStore(':memory:');
     const passivated: string[] = [];
     const runtime = createRuntime({
@@ -341,20 +350,7 @@ describe('Passivation waits for an effect in flight: an actor leaves memory only
 
 describe('Transient snapshots: a state the kind says need not be durable is not written; the answer\'s state is', () => {
   it('a quote-like actor is stored once, at its answer, never while working', async () => {
-    let release: (n: number) => void = () => {};
-    const gated = worker.provide({ actors: { work: fromPromise<number>(() => new Promise<number>((r) => (release = r))) } });
-    const kind: ActorKindSpec<WorkerProtocol, typeof gated> = {
-      kind: 'quote',
-      logic: gated,
-      create: () => ({}),
-      toEvent: () => null,
-      notFound: (id) => ({ ok: false, error: toErrorData(new OrderNotFound(id)) }),
-      settled: (s) => s.matches('ready'),
-      transient: (s) => s.matches('working'),
-      replies: { start: (s) => ({ ok: true, value: s.context.result }) },
-      wakeUp: () => null,
-      status: (s) => String(s.value),
-    };
+    const { kind, release } = gatedWorker('quote', { settled: (s) => s.matches('ready'), transient: (s) => s.matches('working') });
     const store = openSqliteStore(':memory:');
     const runtime = createRuntime({ store, clock: new ManualClock(undefined, 1_000), logger: createLogger('silent'), kinds: [kind] });
     const answer = runtime.handle({ ref: { kind: 'quote', id: 'q1' }, message: { type: 'start' } });
