@@ -114,10 +114,11 @@ export function familyBOpenApi(): JsonSchema {
             'an EIP-712 signature by `refundAuthorizer` of domain {name: "Swap Router Gateway", version: "1"} (no chainId), ' +
             'primary type CancelOrder {orderId string, gateway string, deadline uint256}, orderId lower-case as the service writes it, ' +
             'gateway = the deployment\'s ROUTER_GATEWAY_ID (default `swap-router`), deadline in unix seconds, not past and at most ' +
-            '600 s ahead). A wrong token, signer, order or deadline → 401 `unauthorized`. A cancel is idempotent: asked again of ' +
-            'an order it already cancelled (a retry), it answers the order as it is now (200); an authorization is not used up, so ' +
-            'a token refused while the order executed still cancels it once stalled or failed. Any other order executing or finished → 409 `conflict` with `details.status`. The answer is the order with ' +
-            'its new status (`cancelled` when nothing had arrived, else `refund_pending` then `refunded`).',
+            '600 s ahead). A wrong token, signer, order or deadline → 401 `unauthorized`. A cancel is idempotent: asked ' +
+            'again of an order it already cancelled (a retry), it answers the order as it is now (200); an authorization is ' +
+            'not used up, so a token refused while the order executed still cancels it once stalled or failed. Any other ' +
+            'order executing or finished → 409 `conflict` with `details.status`. The answer is the order with its new ' +
+            'status (`cancelled` when nothing had arrived, else `refund_pending` then `refunded`).',
           parameters: [requestIdParam, orderIdParam],
           requestBody: { required: true, content: { 'application/json': { schema: ref('CancelRequest'), example: { refundToken: 'rgt_…' } } } },
           responses: {

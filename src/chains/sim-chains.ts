@@ -157,9 +157,16 @@ export function openSimChains(opts: SimChainsOptions): SimChains {
     );
   `);
 
-  // A file written before heights were sealed gains the column (every block of it counts as open).
+  // A file written before heights were sealed gains the column (every block of it counts as open). Processes opening
+  // it together may both try: the one that finds the column added meanwhile goes on.
   const chainColumns = db.prepare<[], { name: string }>('PRAGMA table_info(ledger_chains)').all();
-  if (!chainColumns.some((c) => c.name === 'sealed')) db.exec('ALTER TABLE ledger_chains ADD COLUMN sealed INTEGER NOT NULL DEFAULT 0');
+  if (!chainColumns.some((c) => c.name === 'sealed')) {
+    try {
+      db.exec('ALTER TABLE ledger_chains ADD COLUMN sealed INTEGER NOT NULL DEFAULT 0');
+    } catch (err) {
+      if (!(err instanceof Error && /duplicate column/i.test(err.message))) throw err;
+    }
+  }
 
   const getChain = db.prepare<[string], { genesis_at: number; block_ms: number }>(
     'SELECT genesis_at, block_ms FROM ledger_chains WHERE chain = ?',
