@@ -16,7 +16,7 @@ export const holdingAccount = (orderId: string) => `order:${orderId}`;
 /** Where execution, delivery and refund costs are collected on each chain (the router's fee account). */
 export const FEES_ACCOUNT = 'fees';
 
-/** Ledger keys of a delivery's and a refund's cost, each moved before its payment. */
+/** Ledger keys: an order's delivery, and the cost a payment (a step, a delivery, a refund) moves before it. */
 export const deliveryKey = (orderId: string) => `${orderId}:deliver`;
 export const costKey = (paymentKey: string) => `${paymentKey}:cost`;
 
