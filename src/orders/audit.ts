@@ -23,9 +23,11 @@
 // every deposit address's on-chain balance of its order's asset (`onChain`, read by the caller) must equal its balance
 // in the books, else an `onchain_mismatch` finding names both. Only the order's asset: a deposit address also holds
 // the gas top-ups (ETH) the router sends it for its sweeps, and what is left of them, which the books never hold. For
-// the same reason an order paid in the chain's native asset (ETH) can only be checked one way: the chain holding less
-// than the books is a finding, more is taken for gas dust. A deposit mined but not yet booked (the feed waits for its
-// confirmations) shows as the chain holding more than the books until it is booked.
+// the same reason an order paid in the chain's native asset (ETH) may hold more on chain than in its books, by at
+// most what the gas account sent it (`toppedUp` of its gas row): less than the books, or more beyond that dust (ETH
+// that reached the address unseen, as one a contract forwards by an internal call), is a finding. A deposit mined but
+// not yet booked (the feed waits for its confirmations) shows as the chain holding more than the books until it is
+// booked.
 //
 // Gas on real chains: the gas the router paid for each order's sends from its deposit address (`gasDesk`, per send
 // key) is summed per order beside what the order was charged for it (its steps' and refunds' costs taken from the
@@ -378,9 +380,12 @@ export function auditMoney(input: AuditInput): AuditReport {
   if (input.onChain?.length) {
     const books: AccountMap = new Map();
     for (const b of input.balances) addTo(books, b.chain, b.asset, b.address, b.amount);
+    // An ETH order's address may hold more than its books by the dust of the gas top-ups it was sent, never more.
+    const toppedUp = new Map(gasRows(input).map((g) => [`${g.chain}|${accountKey(g.chain, g.address)}`, g.toppedUp]));
     for (const c of input.onChain) {
       const inBooks = books.get(accountId(c.chain, c.address, c.asset))?.amount ?? 0n;
-      if (inBooks === c.amount || (assetById(c.asset).native && c.amount > inBooks)) continue;
+      const dust = assetById(c.asset).native ? (toppedUp.get(`${c.chain}|${accountKey(c.chain, c.address)}`) ?? 0n) : 0n;
+      if (c.amount >= inBooks && c.amount - inBooks <= dust) continue;
       findings.push({ kind: 'onchain_mismatch', order: orderOf(c.chain, c.address), chain: c.chain, asset: c.asset, address: spelt(c.chain, c.address), onChain: c.amount, books: inBooks });
     }
   }
