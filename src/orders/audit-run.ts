@@ -187,7 +187,8 @@ export async function runAudit(deps: AuditDeps): Promise<AuditReport> {
     const freshOnChain = await onChainOf([...ids].flatMap((id) => { const r = orders.get(id)?.records; return r ? [r] : []; }));
     onChain = [...onChain.filter((c) => !reread.has(accountOf(c))), ...freshOnChain];
     if (report.accounts.some((a) => a.difference !== 0n)) accounts = await readAccounts();
-    if (report.findings.some((f) => f.kind === 'gas_undercharged')) gasDesk = await readGas();
+    // The gas rows bound an ETH order's dust too: a top-up sent since they were read is on chain now.
+    if (report.findings.some((f) => f.kind === 'gas_undercharged' || f.kind === 'onchain_mismatch')) gasDesk = await readGas();
     for (const id of ids) await readPrices(id);
     await readHeights();
     report = audit();
