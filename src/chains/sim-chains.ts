@@ -8,6 +8,7 @@ import { CHAIN_NAMES, type AssetId, type ChainName } from '../assets/types.js';
 import type { Clock } from '../clock.js';
 import { ConfigError, InvalidAddress, InvalidAmount, InvalidRequest, UnknownAsset, Unavailable } from '../errors.js';
 import { openPrivateDatabase } from '../store/private-files.js';
+import { addMissingColumns } from '../store/sqlite-columns.js';
 import { MINT_ACCOUNT, accountKey, isUnbounded } from './accounts.js';
 import { BLOCK_MS, REQUIRED_CONFIRMATIONS, confirmationsAt, heightAt } from './blocks.js';
 import { InsufficientFunds } from './errors.js';
@@ -157,16 +158,8 @@ export function openSimChains(opts: SimChainsOptions): SimChains {
     );
   `);
 
-  // A file written before heights were sealed gains the column (every block of it counts as open). Processes opening
-  // it together may both try: the one that finds the column added meanwhile goes on.
-  const chainColumns = db.prepare<[], { name: string }>('PRAGMA table_info(ledger_chains)').all();
-  if (!chainColumns.some((c) => c.name === 'sealed')) {
-    try {
-      db.exec('ALTER TABLE ledger_chains ADD COLUMN sealed INTEGER NOT NULL DEFAULT 0');
-    } catch (err) {
-      if (!(err instanceof Error && /duplicate column/i.test(err.message))) throw err;
-    }
-  }
+  // A file written before heights were sealed gains the column (every block of it counts as open).
+  db.transaction(() => addMissingColumns(db, 'ledger_chains', [['sealed', 'INTEGER NOT NULL DEFAULT 0']])).immediate();
 
   const getChain = db.prepare<[string], { genesis_at: number; block_ms: number }>(
     'SELECT genesis_at, block_ms FROM ledger_chains WHERE chain = ?',

@@ -377,11 +377,12 @@ export function auditMoney(input: AuditInput): AuditReport {
   }
 
   // The chain beside the books, per deposit account read (real chains only).
+  const gas = gasRows(input);
   if (input.onChain?.length) {
     const books: AccountMap = new Map();
     for (const b of input.balances) addTo(books, b.chain, b.asset, b.address, b.amount);
     // An ETH order's address may hold more than its books by the dust of the gas top-ups it was sent, never more.
-    const toppedUp = new Map(gasRows(input).map((g) => [`${g.chain}|${accountKey(g.chain, g.address)}`, g.toppedUp]));
+    const toppedUp = new Map(gas.map((g) => [`${g.chain}|${accountKey(g.chain, g.address)}`, g.toppedUp]));
     for (const c of input.onChain) {
       const inBooks = books.get(accountId(c.chain, c.address, c.asset))?.amount ?? 0n;
       const dust = assetById(c.asset).native ? (toppedUp.get(`${c.chain}|${accountKey(c.chain, c.address)}`) ?? 0n) : 0n;
@@ -390,7 +391,6 @@ export function auditMoney(input: AuditInput): AuditReport {
     }
   }
 
-  const gas = gasRows(input);
   for (const g of gas) {
     if (g.chargedWei === null || g.spentWei <= g.chargedWei) continue;
     findings.push({ kind: 'gas_undercharged', order: g.order, chain: g.chain, asset: g.asset, address: g.address, spentWei: g.spentWei, chargedWei: g.chargedWei, charged: g.charged });

@@ -13,8 +13,9 @@ import type { ListStatus, OrderSummary } from '../orders/summary.js';
 import { SnapshotConflict } from '../errors.js';
 import { decodeJson, encodeJson } from './codec.js';
 import { checkLimit } from './paging.js';
+import { addMissingColumns } from './sqlite-columns.js';
 import { openPrivateDatabase, restrictSqliteFiles } from './private-files.js';
-import type { ActorStore, ActorSummary, KeyEntry, OrderIndex, OrderListRow, OrderQuery, SaveActor, StoredActor, Transition } from './types.js';
+import type { ActorStore, ActorSummary, DueActor, KeyEntry, OrderIndex, OrderListRow, OrderQuery, SaveActor, StoredActor, Transition } from './types.js';
 
 interface Row {
   kind: ActorKind;
@@ -270,6 +271,9 @@ export interface SqliteStore extends ActorStore {
 /** How long a batch that meets a busy file keeps being tried again; the busy_timeout SQLite itself waits. */
 const BUSY_RETRY_MS = 5_000;
 
+/** Where the first page of due() starts: before every row (a wake-up is a time, never below 0). */
+const DUE_START: DueActor = { wakeAt: Number.MIN_SAFE_INTEGER, kind: 'order', id: '' };
+
 /** SQLITE_BUSY and its extended codes (…_RECOVERY, …_SNAPSHOT, …_TIMEOUT). */
 function isBusy(err: unknown): boolean {
   return err instanceof Error && 'code' in err && typeof err.code === 'string' && err.code.startsWith('SQLITE_BUSY');
@@ -320,10 +324,7 @@ export function openSqliteStore(file: string, options: SqliteStoreOptions = {}):
       CREATE TABLE IF NOT EXISTS keyed (space TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (space, key));
       CREATE TABLE IF NOT EXISTS sequences (name TEXT PRIMARY KEY, next INTEGER NOT NULL);
     `);
-    const have = new Set(db.prepare<[], { name: string }>('PRAGMA table_info(actors)').all().map((c) => c.name));
-    for (const [name, definition] of ADDED_COLUMNS) {
-      if (!have.has(name)) db.exec(`ALTER TABLE actors ADD COLUMN ${name} ${definition}`);
-    }
+    addMissingColumns(db, 'actors', ADDED_COLUMNS);
     db.exec(INDEXES);
     for (const name of RETIRED_INDEXES) db.exec(`DROP INDEX IF EXISTS ${name}`);
   }).immediate();
@@ -337,19 +338,13 @@ export function openSqliteStore(file: string, options: SqliteStoreOptions = {}):
   );
   const insert = db.prepare(INSERT_ACTOR_SQL);
   const update = db.prepare(UPDATE_ACTOR_SQL);
-  // Ties on wake_at go by (kind, id), the order MongoDB's `<kind>:<id>` _id gives them.
-  const dueAll = db.prepare<[number, number], { kind: ActorKind; id: string; wake_at: number }>(
-    'SELECT kind, id, wake_at FROM actors WHERE wake_at IS NOT NULL AND wake_at <= ? ORDER BY wake_at, kind, id LIMIT ?',
-  );
-  // One statement for any shard list: the list travels as a JSON array.
-  const dueShards = db.prepare<[string, number, number], { kind: ActorKind; id: string; wake_at: number }>(
-    'SELECT kind, id, wake_at FROM actors WHERE shard IN (SELECT value FROM json_each(?)) AND wake_at IS NOT NULL AND wake_at <= ? ORDER BY wake_at, kind, id LIMIT ?',
-  );
-  // The next page: strictly after the last row of the page before, in the indexes' own order.
-  const dueAllAfter = db.prepare<[number, number, string, string, number], { kind: ActorKind; id: string; wake_at: number }>(
+  // Ties on wake_at go by (kind, id), the order MongoDB's `<kind>:<id>` _id gives them. A page starts strictly after
+  // the last row of the page before, in the indexes' own order; the first page starts before every row (DUE_START).
+  const dueAll = db.prepare<[number, number, string, string, number], { kind: ActorKind; id: string; wake_at: number }>(
     'SELECT kind, id, wake_at FROM actors WHERE wake_at IS NOT NULL AND wake_at <= ? AND (wake_at, kind, id) > (?, ?, ?) ORDER BY wake_at, kind, id LIMIT ?',
   );
-  const dueShardsAfter = db.prepare<[string, number, number, string, string, number], { kind: ActorKind; id: string; wake_at: number }>(
+  // One statement for any shard list: the list travels as a JSON array.
+  const dueShards = db.prepare<[string, number, number, string, string, number], { kind: ActorKind; id: string; wake_at: number }>(
     'SELECT kind, id, wake_at FROM actors WHERE shard IN (SELECT value FROM json_each(?)) AND wake_at IS NOT NULL AND wake_at <= ? AND (wake_at, kind, id) > (?, ?, ?) ORDER BY wake_at, kind, id LIMIT ?',
   );
   const counts = db.prepare<[], { kind: ActorKind; status: string | null; count: number }>(
@@ -487,10 +482,10 @@ export function openSqliteStore(file: string, options: SqliteStoreOptions = {}):
     },
     async due(now, limit, shards, after) {
       checkLimit(limit);
-      let rows;
-      if (after === undefined) rows = shards === undefined ? dueAll.all(now, limit) : dueShards.all(JSON.stringify(shards), now, limit);
-      else if (shards === undefined) rows = dueAllAfter.all(now, after.wakeAt, after.kind, after.id, limit);
-      else rows = dueShardsAfter.all(JSON.stringify(shards), now, after.wakeAt, after.kind, after.id, limit);
+      const from = after ?? DUE_START;
+      const rows = shards === undefined
+        ? dueAll.all(now, from.wakeAt, from.kind, from.id, limit)
+        : dueShards.all(JSON.stringify(shards), now, from.wakeAt, from.kind, from.id, limit);
       return rows.map((r) => ({ kind: r.kind, id: r.id, wakeAt: r.wake_at }));
     },
     async list(q): Promise<ActorSummary[]> {
