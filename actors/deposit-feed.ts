@@ -4,7 +4,8 @@
 // "confirmed" (blocks with the chain's required confirmations, so execution starts only on confirmed money).
 // On a chain whose blocks can be replaced (a real one), every poll first asks whether the blocks read so far were: on
 // a reorg both cursors rewind below the first replaced block, each order owning a deposit that left the chain hears
-// `deposit.vanished` (at least once; the order deduplicates), and the passes scan the new blocks.
+// `deposit.vanished` (at least once; the order deduplicates), and the passes scan the new blocks. After the passes
+// the chain broadcasts again the router's own sends a reorg took off it.
 // A cursor is stored at once when its pass told an order a deposit; otherwise it moves in memory and is stored every
 // `cursorEveryMs` (and on stop), so an idle service makes a durable write every half minute instead of every poll. A
 // restart, or another worker taking the feed over, scans again the blocks read since, which told nobody anything:
@@ -25,8 +26,8 @@ const CURSORS = 'deposit-cursor';
 
 
 export interface DepositFeedDeps {
-  /** `checkReorg` and `vanished` only where blocks can be replaced (see DepositWatcher). */
-  chains: Pick<DepositWatcher, 'scan' | 'requiredConfirmations' | 'checkReorg' | 'vanished'> & { height(chain: ChainName): Promise<number> };
+  /** `checkReorg`, `vanished` and `restoreReorgedSends` only where blocks can be replaced (see DepositWatcher). */
+  chains: Pick<DepositWatcher, 'scan' | 'requiredConfirmations' | 'checkReorg' | 'vanished' | 'restoreReorgedSends'> & { height(chain: ChainName): Promise<number> };
   store: Pick<ActorStore, 'getKey' | 'putKey'>;
   /** Delivers a deposit, or its vanishing, to its order (through the bus); a rejection leaves the cursor so it is
    *  retried. */
@@ -196,6 +197,8 @@ export function createDepositFeed(deps: DepositFeedDeps): DepositFeed {
     // A block at height h has 1 confirmation; it has `required` once the height reaches h + required - 1.
     if (required > 1) await pass(chain, 'seen', height, required);
     await pass(chain, 'confirmed', height - Math.max(required, 1) + 1, required);
+    // After the passes, whose scans remember the hashes a send's block is judged by.
+    await chains.restoreReorgedSends?.(chain);
   }
 
   // The chains are polled together: a slow or failing chain holds back no other, and their cursor writes of one poll

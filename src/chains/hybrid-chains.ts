@@ -707,6 +707,15 @@ export function openHybridChains(opts: HybridChainsOptions): HybridChains {
       const evm = evmOf(chain);
       return evm ? vanishedReal(evm, fromBlock) : [];
     },
+    async restoreReorgedSends(chain) {
+      const evm = evmOf(chain);
+      if (!evm) return;
+      for (const again of await evm.watchSends()) {
+        // Gas top-ups are not in the books; a booked send is listed at the block it is mined in now.
+        const booked = await realTxOf(again.key);
+        if (booked && !booked.vanished) await remember(again.key, { txId: again.txId, block: again.block });
+      }
+    },
     watch(chain, address, onDeposit, watchOpts) {
       const evm = evmOf(chain);
       if (!evm) return sim.watch(chain, address, onDeposit, watchOpts);

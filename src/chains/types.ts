@@ -111,6 +111,12 @@ export interface DepositWatcher {
    * caller that fails to tell them asks again. A deposit mined again is not among them.
    */
   vanished?(chain: ChainName, fromBlock: number): Promise<Deposit[]>;
+  /**
+   * Chains whose mined blocks can be replaced: broadcasts again the router's own sends that a reorg took off the
+   * chain after they were booked (the same signed transactions), and books each at its new block once mined again.
+   * The deposit scanner calls it after each pass, since a send's block is judged by the hashes the scan remembers.
+   */
+  restoreReorgedSends?(chain: ChainName): Promise<void>;
 }
 
 /** Blocks replaced since they were scanned. */

@@ -28,6 +28,7 @@ import { InsufficientFunds } from '../errors.js';
 import type { Deposit, Transfer } from '../types.js';
 import { BlockHashes, findReorg, type Reorg } from './block-hashes.js';
 import { ChainMoved, TransferDropped, TransferPending, TransferRejected, TransferReverted } from './errors.js';
+import { MinedSends, type MinedAgain } from './mined-sends.js';
 import { NonceManager, Locks } from './nonces.js';
 import { classifyBroadcastError, mapLimit, rpcError, rpcReason, sleep, type BroadcastOutcome } from './rpc.js';
 
@@ -151,6 +152,9 @@ export interface EvmChain {
   vanished(deposits: readonly EvmDeposit[]): Promise<EvmDeposit[]>;
   /** Moves `amount` once per key (see file header); a mined revert throws TransferReverted. */
   send(req: EvmSendRequest): Promise<Transfer>;
+  /** Broadcasts again the sends a reorg removed after their receipt was read (`mined-sends.ts`); answers those mined
+   *  again since the last call, at their new blocks. */
+  watchSends(): Promise<MinedAgain[]>;
   /** The outbox entry of a key, or null. */
   outboxEntry(key: string): Promise<OutboxEntry | null>;
   /** Every transaction signed on this chain through this adapter (nonce fillers included), with its receipt if mined. */
@@ -438,14 +442,16 @@ export function openEvmChain(opts: EvmChainOptions): EvmChain {
     return gas;
   }
 
-  async function broadcast(entry: OutboxEntry): Promise<BroadcastOutcome> {
+  async function broadcastRaw(raw: Hex): Promise<BroadcastOutcome> {
     try {
-      await client.sendRawTransaction({ serializedTransaction: latestRaw(entry) });
+      await client.sendRawTransaction({ serializedTransaction: raw });
       return { kind: 'accepted' };
     } catch (err) {
       return classifyBroadcastError(err);
     }
   }
+
+  const broadcast = (entry: OutboxEntry): Promise<BroadcastOutcome> => broadcastRaw(latestRaw(entry));
 
   const nonces = new NonceManager({
     store,
@@ -542,6 +548,8 @@ export function openEvmChain(opts: EvmChainOptions): EvmChain {
     });
   }
 
+  const mined = new MinedSends({ store, chain, hashes, height, outboxEntry, minedReceipt, broadcastRaw, logger });
+
   /** The receipt of whichever of the key's transactions was mined, or null. */
   async function minedReceipt(entry: OutboxEntry): Promise<TransactionReceipt | null> {
     for (const hash of outboxHashes(entry)) {
@@ -605,7 +613,10 @@ export function openEvmChain(opts: EvmChainOptions): EvmChain {
         logger?.debug({ ...details, err: rpcReason(err) }, 'receipt not readable yet');
       }
       if (receipt) {
-        if (receipt.status === 'success') return transferOf(entry, receipt);
+        if (receipt.status === 'success') {
+          await mined.record(entry.key, receipt);
+          return transferOf(entry, receipt);
+        }
         throw new TransferReverted(`${chain}: transaction ${receipt.transactionHash} of key ${entry.key} reverted in block ${receipt.blockNumber}.`, {
           ...details, block: Number(receipt.blockNumber),
         });
@@ -686,6 +697,7 @@ export function openEvmChain(opts: EvmChainOptions): EvmChain {
     },
     vanished: (deposits) => vanishedDeposits(client, deposits),
     send,
+    watchSends: () => mined.watch(),
     outboxEntry,
     signed,
     fees: feesPerGas,

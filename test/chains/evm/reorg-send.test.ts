@@ -1,0 +1,96 @@
+// A reorg on a real anvil base node removes the blocks of a delivered Family A order's own sends (gas top-ups,
+// sweeps, the payout) after they were booked; anvil does not put reorged transactions back in its pool. The router
+// broadcasts the same signed transactions again: each is mined once more with its hash, the destination holds
+// exactly amount_out, the books list the payout at its new block, and the money audit is clean.
+import { describe, expect, it } from 'vitest';
+import { createPublicClient, createWalletClient, erc20Abi, getAddress, http, parseEventLogs, type Address, type Hex } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { runAudit } from '../../../src/orders/audit-run.js';
+import { parseAmount, parseChainAsset } from '../../../src/assets/index.js';
+import { ANVIL_ACCOUNTS, rpcCall, type AnvilNode } from '../../../src/chains/evm/anvil.js';
+import { devTokenAbi } from '../../../src/chains/evm/dev-token.js';
+import type { RunningService } from '../../support/service.js';
+import { DEV_ROLES, useServiceOnBase, tokenAddress, untilOrderStatus } from './support.js';
+
+const USER = ANVIL_ACCOUNTS[2]!;
+const USDC = tokenAddress('base', 'USDC');
+const USDT = tokenAddress('base', 'USDT');
+
+let node: AnvilNode;
+let svc: RunningService;
+useServiceOnBase((s) => ({ node, svc } = s));
+
+async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, ms: number): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await read();
+    if (done(v) || Date.now() > end) return v;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('a reorg removing the router\'s own sends on a real base node', () => {
+  it('a delivered order\'s top-ups, sweeps and payout are replaced by empty blocks: broadcast again, each mined once, the audit clean', async () => {
+    const pub = createPublicClient({ transport: http(node.url), pollingInterval: 50 });
+    const user = createWalletClient({ account: privateKeyToAccount(USER.privateKey as Hex), transport: http(node.url) });
+    const destination = getAddress(privateKeyToAccount(generatePrivateKey()).address);
+    const usdtOf = (a: Address) => pub.readContract({ address: USDT, abi: erc20Abi, functionName: 'balanceOf', args: [a] });
+
+    const q = await svc.post('/quote', { from: 'base.usdc', to: 'base.usdt', from_amount: '25', return_full_route: true });
+    expect(q.status).toBe(200);
+    const o = await svc.post('/order', { quote_id: q.body.id, to_address: destination });
+    expect(o.status).toBe(201);
+    const id = o.body.id as string;
+    const amountIn = parseAmount('25', parseChainAsset('base.usdc', 'from'), 'formatted', 'from_amount');
+    const mint = await user.writeContract({ chain: null, address: USDC, abi: devTokenAbi, functionName: 'mint', args: [user.account.address, amountIn] });
+    await pub.waitForTransactionReceipt({ hash: mint });
+    const pay = await user.writeContract({ chain: null, address: USDC, abi: erc20Abi, functionName: 'transfer', args: [o.body.deposit_address as Address, amountIn] });
+    const deposit = await pub.waitForTransactionReceipt({ hash: pay });
+
+    const done = await untilOrderStatus(svc, id, ['delivered', 'stalled', 'frozen', 'refunded'], 20_000);
+    expect(done.status).toBe('delivered');
+    const amountOut = parseAmount(done.amount_out, parseChainAsset('base.usdt', 'to'), 'formatted', 'amount_out');
+    expect(await usdtOf(destination)).toBe(amountOut);
+    const [payout] = await svc.service.chains.transfers({ key: `${id}:deliver` });
+    expect(payout).toBeDefined();
+
+    // The router's sends: every transaction mined after the deposit (automine: one block each).
+    const top = Number(await pub.getBlockNumber());
+    const sends: Hex[] = [];
+    for (let n = Number(deposit.blockNumber) + 1; n <= top; n++) {
+      sends.push(...((await pub.getBlock({ blockNumber: BigInt(n) })).transactions as Hex[]));
+    }
+    expect(sends).toContain(payout!.txId);
+    expect(sends.length).toBeGreaterThanOrEqual(3);
+    const treasuryNonce = await pub.getTransactionCount({ address: DEV_ROLES.treasury.address as Address });
+
+    // Every block after the deposit replaced by an empty one: the sends are off the chain, the payout with them.
+    await rpcCall(node.url, 'anvil_reorg', [top - Number(deposit.blockNumber), []]);
+    await expect(pub.getTransactionReceipt({ hash: payout!.txId as Hex })).rejects.toThrow();
+    expect(await usdtOf(destination)).toBe(0n);
+
+    // Broadcast again by the router: each of its transactions mined once more, successful, under its own hash.
+    expect(await until(() => usdtOf(destination), (b) => b === amountOut, 15_000)).toBe(amountOut);
+    const receipts = await Promise.all(sends.map((hash) => pub.getTransactionReceipt({ hash })));
+    expect(receipts.map((r) => r.status)).toEqual(sends.map(() => 'success'));
+    expect(Math.min(...receipts.map((r) => Number(r.blockNumber)))).toBeGreaterThan(Number(deposit.blockNumber));
+    const paid = receipts.find((r) => r.transactionHash === payout!.txId)!;
+    const toDestination = parseEventLogs({ abi: erc20Abi, logs: paid.logs, eventName: 'Transfer' }).filter((l) => getAddress(l.args.to) === destination);
+    expect(toDestination.map((l) => l.args.value)).toEqual([amountOut]);
+    // Nothing signed anew: the treasury's nonce is where it was.
+    expect(await pub.getTransactionCount({ address: DEV_ROLES.treasury.address as Address })).toBe(treasuryNonce);
+
+    // The books list the payout at the block it is mined in now; the order is still delivered with the same hash.
+    const rebooked = await until(
+      async () => (await svc.service.chains.transfers({ key: `${id}:deliver` }))[0],
+      (t) => t?.block === Number(paid.blockNumber),
+      5_000,
+    );
+    expect(rebooked).toMatchObject({ txId: payout!.txId, block: Number(paid.blockNumber) });
+    expect((await untilOrderStatus(svc, id, ['delivered'], 1_000)).status).toBe('delivered');
+
+    const report = await runAudit({ store: svc.service.store, chains: svc.service.chains, recheck: { times: 3, delayMs: 300 } });
+    expect(report.findings).toEqual([]);
+    expect(report.clean).toBe(true);
+  }, 60_000);
+});
