@@ -100,6 +100,9 @@ export class MinedSends {
       const bottom = (await this.deps.height()) - WATCH_BLOCKS;
       const kept: MinedSend[] = [];
       const again: MinedAgain[] = [];
+      // Sends share blocks: each block's remembered hash is read once per look.
+      const remembered = new Map<number, Promise<string | null>>();
+      const hashAt = (n: number) => remembered.get(n) ?? remembered.set(n, this.deps.hashes.get(n)).get(n)!;
       let changed = false;
       for (const send of [...list].sort((a, b) => a.block - b.block)) {
         if (!send.dropped && send.block <= bottom) {
@@ -107,9 +110,9 @@ export class MinedSends {
           continue;
         }
         if (!send.dropped) {
-          const remembered = await this.deps.hashes.get(send.block);
+          const hash = await hashAt(send.block);
           // Not scanned yet, or scanned with the hash its receipt named: nothing to do.
-          if (remembered === null || remembered === send.blockHash) {
+          if (hash === null || hash === send.blockHash) {
             kept.push(send);
             continue;
           }
