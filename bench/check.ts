@@ -89,6 +89,9 @@ try {
   });
   console.log('\nBars (each figure against its baseline in the same run; short runs on a possibly shared machine):');
   console.table(rows);
+  // Shown beside the bars, not one: the silent venue's round without candidates, as clients ask by default.
+  const plain = figures.quote?.fastNeverAnswersDefaultP99AboveBareMs;
+  if (plain !== undefined) console.log(`  beside the bars: \`fast\` quotes without candidates, a venue never answering: p99 above the bare server's ${plain.toFixed(1)} ms`);
   for (const f of failedRuns) console.log(`  ${f}`);
   console.log(missed === 0 && failedRuns.length === 0 ? '  every bar met' : `  ${missed} of ${rows.length} bars missed or not measured`);
   process.exitCode = missed === 0 && failedRuns.length === 0 ? 0 : 1;
