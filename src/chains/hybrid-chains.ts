@@ -9,24 +9,24 @@
 // Deposits are read from the node; one to a deposit address is booked as `mint` → deposit address before the
 // deposit feed hears of it, so the address's bookkeeping balance exists when the order spends it. One a reorg removes
 // is booked back (deposit address → `mint`) when the feed asks for the vanished deposits, and both bookings leave the
-// transfers the facade lists, so the books match the chain again.
+// transfers the facade lists, so the books match the chain again. The router's own accounts beside the books are in
+// router-accounts.ts, deposit addresses' gas in gas-desk.ts.
 import { confirmationsAt } from './blocks.js';
 import { boundLedger } from './bound-ledger.js';
-import { BlockNotFoundError, encodeFunctionData, erc20Abi, isAddress, type Address, type Hex } from 'viem';
+import { BlockNotFoundError, isAddress, type Address, type Hex } from 'viem';
 import { privateKeyToAddress } from 'viem/accounts';
-import { NATIVE_EVM_ADDRESS, assetById, assetsOn } from '../assets/registry.js';
 import type { AssetId, ChainName } from '../assets/types.js';
-import { InvalidAddress, InvalidRequest, RouterError, Unavailable } from '../errors.js';
+import { InvalidAddress, InvalidRequest } from '../errors.js';
 import type { Logger } from '../log.js';
-import { FEES_ACCOUNT, holdingAccount } from '../orders/money.js';
 import { COST_TABLE } from '../routing/costing.js';
 import type { ActorStore } from '../store/types.js';
 import { MINT_ACCOUNT, accountKey, isUnbounded } from './accounts.js';
 import { InsufficientFunds, simulatedDepositOnRealChain } from './errors.js';
 import { openEvmChain, type EvmChain, type EvmChainOptions } from './evm/ledger.js';
-import { rpcError, rpcReason } from './evm/rpc.js';
 import type { EvmDeposit } from './evm/ledger.js';
 import type { AccountReconciliation, ChainLedger, GasDeskSpend, Deposit, Reorg, SimChains, Transfer, TransferFilter, TransferRequest } from './types.js';
+import { gasDesk } from './gas-desk.js';
+import { isInternalAccount, routerAccounts } from './router-accounts.js';
 import { WatchHub } from './watch-hub.js';
 
 /** Bookkeeping key → the real transaction it was booked for: `{ txId, block }`. */
@@ -40,18 +40,6 @@ export const RECENT_DEPOSITS_SPACE = 'evm-recent-deposits';
 export const DEPOSIT_REVERSALS_SPACE = 'evm-deposit-reversals';
 /** Booked deposits older than this many blocks below the height are out of any reorg check's reach. */
 const RECENT_BLOCKS = 256;
-
-/** Per real chain: the router accounts' balances and the books' internal sums when the router first used the chain
- *  (`Baseline`, JSON), the starting point of the accounts' reconciliation. */
-export const BASELINE_SPACE = 'evm-account-baseline';
-
-/** Top-ups of one send's gas before it gives up (each follows a fee rise between a top-up and the signing). */
-const MAX_GAS_TOPUPS = 5;
-
-const HOLDING_PREFIX = holdingAccount('');
-
-/** A gas top-up's key: the key of the send it funds, then `:gas` or `:gas:<n>`. */
-const TOP_UP_KEY = /^(.+):gas(?::\d+)?$/;
 
 export interface HybridChainsOptions {
   /** The bookkeeping of every chain, and the whole ledger of the simulated ones. */
@@ -115,15 +103,6 @@ interface BookedDeposit {
   vanished: boolean;
 }
 
-/** What the router's accounts held on a real chain before its first send, and what the books' internal accounts
- *  (not `mint`) summed to then; amounts as decimal strings (JSON). */
-interface Baseline {
-  block: number;
-  treasury: Record<string, string>;
-  gas: string;
-  books: Record<string, string>;
-}
-
 /**
  * The ids of deposits read from a real chain (in scan order, whole blocks), what orders deduplicate deposits by: the
  * transaction hash, except that a transaction's second and later token transfers to the same address are
@@ -165,13 +144,12 @@ export function openHybridChains(opts: HybridChainsOptions): HybridChains {
 
   const evmOf = (chain: ChainName): EvmChain | undefined => real.get(chain);
 
-  /** Internal accounts are bookkeeping names; anything else on an EVM chain must be an EVM address. */
-  function isInternal(address: string): boolean {
-    return isUnbounded(address) || address === FEES_ACCOUNT || (address.startsWith(HOLDING_PREFIX) && address.length > HOLDING_PREFIX.length);
-  }
+  const accounts = routerAccounts({ sim, store, treasury, gasAccount, ...(logger ? { logger } : {}) });
+  const desk = gasDesk({ treasury, gasAccount, ...(logger ? { logger } : {}) });
 
+  /** Internal accounts stand for the treasury; anything else on an EVM chain must be an EVM address. */
   function onChain(address: string, field: 'from' | 'to'): Address {
-    if (typeof address === 'string' && isInternal(address)) return treasury;
+    if (typeof address === 'string' && isInternalAccount(address)) return treasury;
     if (typeof address !== 'string' || !isAddress(address, { strict: false })) {
       throw new InvalidAddress(`${field} must be an EVM address or an internal account of the router.`, field);
     }
@@ -206,202 +184,6 @@ export function openHybridChains(opts: HybridChainsOptions): HybridChains {
     return r ? { ...t, txId: r.txId, block: r.block } : t;
   }
 
-  // ------------------------------------------------------------------ the router's accounts
-
-  /** The assets the treasury is reconciled in: the chain's native coin and its registry tokens. */
-  const assetsOf = (evm: EvmChain): AssetId[] => assetsOn(evm.chain).filter((a) => a.native || a.address !== null).map((a) => a.id);
-
-  async function balanceAt(evm: EvmChain, address: Address, asset: AssetId, block: number): Promise<bigint> {
-    const a = assetById(asset);
-    const blockNumber = BigInt(block);
-    if (a.native) return evm.client.getBalance({ address, blockNumber });
-    return evm.client.readContract({ address: a.address as Address, abi: erc20Abi, functionName: 'balanceOf', args: [address], blockNumber });
-  }
-
-  /** The books' internal accounts that the treasury stands for (holdings, pools, fees; `mint` is money from outside),
-   *  summed per asset. */
-  async function internalSums(chain: ChainName): Promise<Map<AssetId, bigint>> {
-    const sums = new Map<AssetId, bigint>();
-    for (const b of await sim.balances({ chain })) {
-      if (b.address === MINT_ACCOUNT || !isInternal(b.address)) continue;
-      sums.set(b.asset, (sums.get(b.asset) ?? 0n) + b.amount);
-    }
-    return sums;
-  }
-
-  const baselines = new Map<ChainName, Promise<Baseline>>();
-
-  /**
-   * The chain's baseline, read and stored before the router's first send on it (so nothing the router did is in it),
-   * then read back from the store on every later call and after restarts.
-   */
-  function baseline(evm: EvmChain): Promise<Baseline> {
-    let p = baselines.get(evm.chain);
-    if (!p) {
-      p = (async () => {
-        const stored = await store.getKey(BASELINE_SPACE, evm.chain);
-        if (stored) return JSON.parse(stored) as Baseline;
-        const block = await evm.height();
-        const treasuryHeld: Record<string, string> = {};
-        for (const asset of assetsOf(evm)) treasuryHeld[asset] = String(await balanceAt(evm, treasury, asset, block));
-        const gas = String(await evm.client.getBalance({ address: gasAccount, blockNumber: BigInt(block) }));
-        const books = Object.fromEntries([...(await internalSums(evm.chain))].map(([a, v]) => [a, String(v)]));
-        const b: Baseline = { block, treasury: treasuryHeld, gas, books };
-        await store.putKey(BASELINE_SPACE, evm.chain, JSON.stringify(b));
-        logger?.info({ chain: evm.chain, block, treasury: treasuryHeld, gas }, 'router accounts baseline stored');
-        return b;
-      })();
-      // A node that did not answer is asked again next time.
-      p.catch(() => baselines.delete(evm.chain));
-      baselines.set(evm.chain, p);
-    }
-    return p;
-  }
-
-  /**
-   * The treasury per asset and the gas account (native coin) of one real chain at its current height, beside what
-   * the records say (see `AccountReconciliation`); none before the router's first send on the chain. Read while the router runs, it can catch a send between its
-   * receipt and its booking or reads taken around a new block: the audit reads again before it reports.
-   */
-  async function reconcileChain(evm: EvmChain): Promise<AccountReconciliation[]> {
-    // Read, never written here: the audit only reads. No baseline yet means the router never sent on this chain, so
-    // its accounts hold only what they held before it: nothing to reconcile.
-    const stored = await store.getKey(BASELINE_SPACE, evm.chain);
-    if (!stored) return [];
-    const base = JSON.parse(stored) as Baseline;
-    const block = await evm.height();
-    const signed = await evm.signed();
-    const sums = await internalSums(evm.chain);
-    const native: AssetId = `evm:${evm.chainId}.${NATIVE_EVM_ADDRESS}`;
-    const minedBy = (m: { block: number } | null): boolean => m !== null && m.block <= block;
-    const out: AccountReconciliation[] = [];
-
-    // The treasury's sends in flight: those mined (successfully) by `block` but not booked, and those booked but
-    // mined after it, each counted by what it does to the treasury.
-    const inFlight = new Map<AssetId, bigint>();
-    let treasuryFees = 0n;
-    for (const { entry, mined } of signed) {
-      if (entry.from === treasury && minedBy(mined)) treasuryFees += mined!.fee;
-      const sign = (entry.to === treasury ? 1n : 0n) - (entry.from === treasury ? 1n : 0n);
-      if (sign === 0n || entry.key.startsWith('nonce-filler:')) continue;
-      const onChainNow = minedBy(mined) && mined!.success;
-      const [booking] = await sim.transfers({ key: entry.key });
-      const inBooks = booking !== undefined;
-      if (onChainNow === inBooks) continue;
-      const amount = BigInt(entry.amount) * sign * (onChainNow ? 1n : -1n);
-      inFlight.set(entry.asset, (inFlight.get(entry.asset) ?? 0n) + amount);
-    }
-    for (const asset of assetsOf(evm)) {
-      const float = BigInt(base.treasury[asset] ?? '0');
-      const booked = (sums.get(asset) ?? 0n) - BigInt(base.books[asset] ?? '0');
-      const fees = asset === native ? treasuryFees : 0n;
-      const flying = inFlight.get(asset) ?? 0n;
-      out.push({
-        chain: evm.chain, role: 'treasury', address: treasury, asset, block,
-        onChain: await balanceAt(evm, treasury, asset, block), expected: float + booked - fees + flying, float, booked, fees, inFlight: flying,
-      });
-    }
-
-    // The gas account's books are its own sends: the top-ups it paid and the gas of every transaction it signed.
-    let toppedUp = 0n;
-    let gasFees = 0n;
-    for (const { entry, mined } of signed) {
-      if (entry.from !== gasAccount || !minedBy(mined)) continue;
-      gasFees += mined!.fee;
-      if (mined!.success) toppedUp += BigInt(entry.amount);
-    }
-    const gasFloat = BigInt(base.gas);
-    out.push({
-      chain: evm.chain, role: 'gas', address: gasAccount, asset: native, block,
-      onChain: await balanceAt(evm, gasAccount, native, block), expected: gasFloat - toppedUp - gasFees, float: gasFloat, booked: -toppedUp, fees: gasFees, inFlight: 0n,
-    });
-    return out;
-  }
-
-  // ------------------------------------------------------------------ gas of deposit addresses
-
-  /**
-   * Per send from a deposit address, the gas it cost: its own transaction's fee and its top-ups' (from the signed
-   * list, so after a restart too). A deposit address's nonce filler belongs to no send and is left out.
-   */
-  async function gasDeskOf(evm: EvmChain): Promise<GasDeskSpend[]> {
-    const bySend = new Map<string, GasDeskSpend>();
-    const add = (key: string, fee: bigint, toppedUp: bigint) => {
-      const prior = bySend.get(key) ?? { chain: evm.chain, key, fee: 0n, toppedUp: 0n };
-      bySend.set(key, { ...prior, fee: prior.fee + fee, toppedUp: prior.toppedUp + toppedUp });
-    };
-    for (const { entry, mined } of await evm.signed()) {
-      if (entry.from === treasury || entry.key.startsWith('nonce-filler:')) continue;
-      const fee = mined?.fee ?? 0n;
-      if (entry.from === gasAccount) {
-        const topUp = TOP_UP_KEY.exec(entry.key);
-        if (!topUp) continue;
-        add(topUp[1]!, fee, mined?.success ? BigInt(entry.amount) : 0n);
-      } else {
-        add(entry.key, fee, 0n);
-      }
-    }
-    return [...bySend.values()];
-  }
-
-  /**
-   * Gives a deposit address the ETH its send needs (its gas limit, the estimate + 20 % the send's own preflight
-   * signs with, × the fee cap it will offer) from the gas account, keyed `<key>:gas` (then `<key>:gas:2`… should
-   * fees rise between a top-up and the signing), so a retried send never tops up twice for one shortfall.
-   *
-   * Accounting: this ETH is the router's execution cost. The order already paid for it in the bookkeeping: every step
-   * moves its `cost` to `fees` (the quote's execution cost), which on a real chain is money in the treasury; the
-   * gas account's spend is the matching expense, outside the bookkeeping ledger (it is not an order's asset), and
-   * the dust a send leaves unspent stays on the deposit address as the gas account's money. `gasDesk()` answers the
-   * spend per send, which the money audit sets beside what each order was charged.
-   */
-  async function fundGas(evm: EvmChain, key: string, asset: AssetId, from: Address, to: Address, amount: bigint): Promise<void> {
-    const native: AssetId = `evm:${evm.chainId}.${NATIVE_EVM_ADDRESS}`;
-    for (let n = 1; n <= MAX_GAS_TOPUPS; n++) {
-      const topUpKey = n === 1 ? `${key}:gas` : `${key}:gas:${n}`;
-      const stored = await evm.outboxEntry(topUpKey);
-      if (stored) {
-        // An earlier attempt's top-up: wait for it (it may still be pending) before judging the balance again.
-        await evm.send({ key: topUpKey, asset: native, from: gasAccount, to: from, amount: BigInt(stored.amount) });
-        continue;
-      }
-      const { need, have } = await gasNeed(evm, asset, from, to, amount);
-      if (have >= need) return;
-      // The top-up pays gas only: a native send whose amount the address does not hold on chain (the books credit
-      // a deposit a reorg has taken and the feed has not told yet) would otherwise be paid by the gas account.
-      if (assetById(asset).native && have < amount) {
-        throw new InsufficientFunds(`${evm.chain}: ${from} holds ${have} on chain, less than the ${amount} to send; its deposit may have left the chain.`, {
-          chain: evm.chain, asset, address: from, balance: String(have), amount: String(amount),
-        });
-      }
-      await evm.send({ key: topUpKey, asset: native, from: gasAccount, to: from, amount: need - have });
-      logger?.debug({ chain: evm.chain, key: topUpKey, address: from, amount: String(need - have) }, 'deposit address topped up with gas');
-      return;
-    }
-    const { need, have } = await gasNeed(evm, asset, from, to, amount);
-    if (have < need) throw new Unavailable(`${evm.chain}: ${from} still lacks gas for ${key} after ${MAX_GAS_TOPUPS} top-ups; retry later.`);
-  }
-
-  async function gasNeed(evm: EvmChain, asset: AssetId, from: Address, to: Address, amount: bigint): Promise<{ need: bigint; have: bigint }> {
-    const a = assetById(asset);
-    const call = a.native
-      ? { to, value: amount }
-      : { to: a.address as Address, data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [to, amount] }) };
-    try {
-      let gas = await evm.client.estimateGas({ account: from, ...call });
-      // The send's preflight adds 20 % to contract calls; the top-up must cover what it will ask for.
-      if (gas !== 21_000n) gas = (gas * 6n) / 5n;
-      // The fees the send will offer: the top-up is its gas limit × fee cap, the most it can cost.
-      const fees = await evm.fees();
-      const have = await evm.client.getBalance({ address: from });
-      return { need: gas * fees.maxFeePerGas + (a.native ? amount : 0n), have };
-    } catch (err) {
-      if (err instanceof RouterError) throw err;
-      if (!rpcError(err)) throw new Unavailable(`${evm.chain}: RPC unreachable: ${rpcReason(err)}`);
-      throw new InvalidRequest(`${evm.chain}: the node refuses to estimate the send from ${from}: ${rpcReason(err)}`);
-    }
-  }
-
   // ------------------------------------------------------------------ transfers
 
   async function transfer(req: TransferRequest): Promise<Transfer> {
@@ -434,10 +216,10 @@ export function openHybridChains(opts: HybridChainsOptions): HybridChains {
       }
     }
     // Before the router's first send on the chain, what its accounts held (the reconciliation's starting point).
-    await baseline(evm);
+    await accounts.baseline(evm);
     // The router's own accounts hold ETH; a deposit address holds only what the user sent.
     // Signed already: the send only waits for its transaction, whose gas was settled before it was signed.
-    if (!signed && from !== treasury && from !== gasAccount) await fundGas(evm, req.key, req.asset, from, to, req.amount);
+    if (!signed && from !== treasury && from !== gasAccount) await desk.fund(evm, req.key, req.asset, from, to, req.amount);
     const sent = await evm.send({ key: req.key, asset: req.asset, from, to, amount: req.amount });
     await remember(req.key, { txId: sent.txId, block: sent.block });
     // Booked as sent: after a crash between the two, the outbox's transaction is the truth for this key.
@@ -675,12 +457,12 @@ export function openHybridChains(opts: HybridChainsOptions): HybridChains {
     },
     async reconcileAccounts() {
       const out: AccountReconciliation[] = [];
-      for (const evm of real.values()) out.push(...(await reconcileChain(evm)));
+      for (const evm of real.values()) out.push(...(await accounts.reconcile(evm)));
       return out;
     },
     async gasDesk() {
       const out: GasDeskSpend[] = [];
-      for (const evm of real.values()) out.push(...(await gasDeskOf(evm)));
+      for (const evm of real.values()) out.push(...(await desk.spend(evm)));
       return out;
     },
     transfers,

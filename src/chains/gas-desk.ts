@@ -1,0 +1,120 @@
+// The gas desk of deposit addresses on a real chain: before a send from a deposit address holding a token, the gas
+// account tops it up with exactly what the send can cost (its gas limit × fee cap), keyed so a retried send never tops
+// up twice; and, per send, what its gas cost (its own fee and its top-ups'), which the money audit sets beside what
+// each order was charged (src/chains/README.md, gas desk).
+import { encodeFunctionData, erc20Abi, type Address } from 'viem';
+import { NATIVE_EVM_ADDRESS, assetById } from '../assets/registry.js';
+import type { AssetId } from '../assets/types.js';
+import { InvalidRequest, RouterError, Unavailable } from '../errors.js';
+import type { Logger } from '../log.js';
+import { InsufficientFunds } from './errors.js';
+import type { EvmChain } from './evm/ledger.js';
+import { rpcError, rpcReason } from './evm/rpc.js';
+import type { GasDeskSpend } from './types.js';
+
+/** Top-ups of one send's gas before it gives up (each follows a fee rise between a top-up and the signing). */
+const MAX_GAS_TOPUPS = 5;
+
+/** A gas top-up's key: the key of the send it funds, then `:gas` or `:gas:<n>`. */
+const TOP_UP_KEY = /^(.+):gas(?::\d+)?$/;
+
+export interface GasDeskDeps {
+  treasury: Address;
+  gasAccount: Address;
+  logger?: Logger;
+}
+
+export interface GasDesk {
+  /** Per send from a deposit address on the chain, the gas it cost. */
+  spend(evm: EvmChain): Promise<GasDeskSpend[]>;
+  /** Tops `from` up with the ETH its send of `amount` to `to` needs, once per shortfall (keys `<key>:gas`…). */
+  fund(evm: EvmChain, key: string, asset: AssetId, from: Address, to: Address, amount: bigint): Promise<void>;
+}
+
+export function gasDesk(deps: GasDeskDeps): GasDesk {
+  const { treasury, gasAccount, logger } = deps;
+
+  /**
+   * Per send from a deposit address, the gas it cost: its own transaction's fee and its top-ups' (from the signed
+   * list, so after a restart too). A deposit address's nonce filler belongs to no send and is left out.
+   */
+  async function gasDeskOf(evm: EvmChain): Promise<GasDeskSpend[]> {
+    const bySend = new Map<string, GasDeskSpend>();
+    const add = (key: string, fee: bigint, toppedUp: bigint) => {
+      const prior = bySend.get(key) ?? { chain: evm.chain, key, fee: 0n, toppedUp: 0n };
+      bySend.set(key, { ...prior, fee: prior.fee + fee, toppedUp: prior.toppedUp + toppedUp });
+    };
+    for (const { entry, mined } of await evm.signed()) {
+      if (entry.from === treasury || entry.key.startsWith('nonce-filler:')) continue;
+      const fee = mined?.fee ?? 0n;
+      if (entry.from === gasAccount) {
+        const topUp = TOP_UP_KEY.exec(entry.key);
+        if (!topUp) continue;
+        add(topUp[1]!, fee, mined?.success ? BigInt(entry.amount) : 0n);
+      } else {
+        add(entry.key, fee, 0n);
+      }
+    }
+    return [...bySend.values()];
+  }
+
+  /**
+   * Gives a deposit address the ETH its send needs (its gas limit, the estimate + 20 % the send's own preflight
+   * signs with, × the fee cap it will offer) from the gas account, keyed `<key>:gas` (then `<key>:gas:2`… should
+   * fees rise between a top-up and the signing), so a retried send never tops up twice for one shortfall.
+   *
+   * Accounting: this ETH is the router's execution cost. The order already paid for it in the bookkeeping: every step
+   * moves its `cost` to `fees` (the quote's execution cost), which on a real chain is money in the treasury; the
+   * gas account's spend is the matching expense, outside the bookkeeping ledger (it is not an order's asset), and
+   * the dust a send leaves unspent stays on the deposit address as the gas account's money. `gasDesk()` answers the
+   * spend per send, which the money audit sets beside what each order was charged.
+   */
+  async function fundGas(evm: EvmChain, key: string, asset: AssetId, from: Address, to: Address, amount: bigint): Promise<void> {
+    const native: AssetId = `evm:${evm.chainId}.${NATIVE_EVM_ADDRESS}`;
+    for (let n = 1; n <= MAX_GAS_TOPUPS; n++) {
+      const topUpKey = n === 1 ? `${key}:gas` : `${key}:gas:${n}`;
+      const stored = await evm.outboxEntry(topUpKey);
+      if (stored) {
+        // An earlier attempt's top-up: wait for it (it may still be pending) before judging the balance again.
+        await evm.send({ key: topUpKey, asset: native, from: gasAccount, to: from, amount: BigInt(stored.amount) });
+        continue;
+      }
+      const { need, have } = await gasNeed(evm, asset, from, to, amount);
+      if (have >= need) return;
+      // The top-up pays gas only: a native send whose amount the address does not hold on chain (the books credit
+      // a deposit a reorg has taken and the feed has not told yet) would otherwise be paid by the gas account.
+      if (assetById(asset).native && have < amount) {
+        throw new InsufficientFunds(`${evm.chain}: ${from} holds ${have} on chain, less than the ${amount} to send; its deposit may have left the chain.`, {
+          chain: evm.chain, asset, address: from, balance: String(have), amount: String(amount),
+        });
+      }
+      await evm.send({ key: topUpKey, asset: native, from: gasAccount, to: from, amount: need - have });
+      logger?.debug({ chain: evm.chain, key: topUpKey, address: from, amount: String(need - have) }, 'deposit address topped up with gas');
+      return;
+    }
+    const { need, have } = await gasNeed(evm, asset, from, to, amount);
+    if (have < need) throw new Unavailable(`${evm.chain}: ${from} still lacks gas for ${key} after ${MAX_GAS_TOPUPS} top-ups; retry later.`);
+  }
+
+  async function gasNeed(evm: EvmChain, asset: AssetId, from: Address, to: Address, amount: bigint): Promise<{ need: bigint; have: bigint }> {
+    const a = assetById(asset);
+    const call = a.native
+      ? { to, value: amount }
+      : { to: a.address as Address, data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [to, amount] }) };
+    try {
+      let gas = await evm.client.estimateGas({ account: from, ...call });
+      // The send's preflight adds 20 % to contract calls; the top-up must cover what it will ask for.
+      if (gas !== 21_000n) gas = (gas * 6n) / 5n;
+      // The fees the send will offer: the top-up is its gas limit × fee cap, the most it can cost.
+      const fees = await evm.fees();
+      const have = await evm.client.getBalance({ address: from });
+      return { need: gas * fees.maxFeePerGas + (a.native ? amount : 0n), have };
+    } catch (err) {
+      if (err instanceof RouterError) throw err;
+      if (!rpcError(err)) throw new Unavailable(`${evm.chain}: RPC unreachable: ${rpcReason(err)}`);
+      throw new InvalidRequest(`${evm.chain}: the node refuses to estimate the send from ${from}: ${rpcReason(err)}`);
+    }
+  }
+
+  return { spend: gasDeskOf, fund: fundGas };
+}
