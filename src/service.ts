@@ -18,6 +18,7 @@ import type { OrderDeposit, OrderDepositVanished } from './protocol/index.js';
 import { createRouter } from './routing/index.js';
 import type { AssetId, ChainName } from './assets/types.js';
 import { openSqliteStore, type SqliteStore } from './store/index.js';
+import { withShardCount } from './store/shard-count.js';
 import type { ActorStore, KeyEntry } from './store/types.js';
 import { createSimMarket, type SimMarket } from './venues/index.js';
 import { openSimChains } from './chains/index.js';
@@ -128,7 +129,7 @@ export async function createEmbeddedService(
   // The system clock, movable forward by the dev listener (POST /clock/advance); the offset is not persisted.
   const clock = opts.clock ?? new ManualClock();
   const metrics = createMetrics({ role: 'embedded' });
-  const rawStore = openSqliteStore(join(config.dataDir, 'router.sqlite'));
+  const rawStore = await withShardCount(openSqliteStore(join(config.dataDir, 'router.sqlite')), config.shards);
   const store = instrumentStore(rawStore, metrics);
   observeOrdersOf(store, metrics);
   const bus = instrumentBus(createInProcessBus(config.requestTimeoutMs, { verifyCodec: config.busVerifyCodec }), metrics);

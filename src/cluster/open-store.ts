@@ -3,9 +3,11 @@
 import { join } from 'node:path';
 import type { Config } from '../config.js';
 import { openMongoStore, openSqliteStore } from '../store/index.js';
+import { withShardCount } from '../store/shard-count.js';
 import type { ActorStore } from '../store/types.js';
 
+/** Opens the store, checking the data set's shard count against the configuration (`checkShardCount`). */
 export async function openConfiguredStore(config: Config): Promise<ActorStore> {
-  if (config.store.kind === 'mongodb') return openMongoStore(config.store.mongodbUrl!);
-  return openSqliteStore(join(config.dataDir, 'router.sqlite'));
+  const store = config.store.kind === 'mongodb' ? await openMongoStore(config.store.mongodbUrl!) : openSqliteStore(join(config.dataDir, 'router.sqlite'));
+  return withShardCount(store, config.shards);
 }
