@@ -18,7 +18,7 @@ import type { OrderDeposit, OrderDepositVanished } from './protocol/index.js';
 import { createRouter } from './routing/index.js';
 import type { AssetId, ChainName } from './assets/types.js';
 import { openSqliteStore, type SqliteStore } from './store/index.js';
-import { withShardCount } from './store/shard-count.js';
+import { checkSeedFingerprint, withShardCount } from './store/data-set.js';
 import type { ActorStore, KeyEntry } from './store/types.js';
 import { createSimMarket, type SimMarket } from './venues/index.js';
 import { openSimChains } from './chains/index.js';
@@ -71,6 +71,7 @@ export async function composeActorHost(
   // processes of one host share one simulated world.
   const sim = openSimChains({ file: join(config.dataDir, 'router.sqlite'), clock });
   const seed = await loadOrCreateSeed({ configured: config.vaultSeed, dataDir: config.dataDir, logger, allowGenerate: deps.generateSeed });
+  await checkSeedFingerprint(store, seed.fingerprint);
   const ahead = config.deriveAhead > 0 ? deriveAddressesAhead(seed, { ahead: config.deriveAhead, logger }) : null;
   const drawn = createVaults({ seed, sequences: store, ...(ahead ? { ahead } : {}) });
   let vaults = drawn;

@@ -3,7 +3,7 @@
 import { join } from 'node:path';
 import type { Config } from '../config.js';
 import { openMongoStore, openSqliteStore } from '../store/index.js';
-import { withShardCount } from '../store/shard-count.js';
+import { withShardCount } from '../store/data-set.js';
 import type { ActorStore } from '../store/types.js';
 
 /** Opens the store, checking the data set's shard count against the configuration (`checkShardCount`). */

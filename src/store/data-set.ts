@@ -1,8 +1,10 @@
-// A data set's shard count (ROUTER_SHARDS) is fixed for its life: each stored actor keeps the shard it was written
-// under, and its durable wake-ups (deposit deadlines, step and refund retries) are read by that shard. A process
-// configured with another count would send requests to other shards and never fire those wake-ups: orders holding
-// money would wait unseen. So the count is recorded on the data set's first open and every process opening it after
-// (the embedded service, a worker, an edge) must be configured with the same one.
+// What a data set is bound to for its life, recorded in the store on its first open and checked by every process
+// opening it after (the embedded service, a worker, an edge):
+// - its shard count (ROUTER_SHARDS): each stored actor keeps the shard it was written under, and its durable wake-ups
+//   (deposit deadlines, step and refund retries) are read by that shard. A process configured with another count would
+//   send requests to other shards and never fire those wake-ups: orders holding money would wait unseen;
+// - its vault seed (named by its public fingerprint): every deposit address issued derives from it, and a process on
+//   another seed would issue addresses the others cannot sign for, and could not sweep the ones already issued.
 import { shardOf } from '../bus/shard.js';
 import { ConfigError } from '../errors.js';
 import { ACTOR_KINDS } from '../protocol/kinds.js';
@@ -10,6 +12,7 @@ import type { ActorStore } from './types.js';
 
 export const META_SPACE = 'router-meta';
 const SHARDS_KEY = 'shards';
+const SEED_KEY = 'seed-fingerprint';
 /** Actors of each kind read from a data set that predates the record, to tell the count it was written under. */
 const SAMPLE = 100;
 
@@ -40,6 +43,23 @@ export async function withShardCount<S extends Pick<ActorStore, 'getKey' | 'putK
     throw err;
   }
   return store;
+}
+
+/**
+ * Records the vault seed's fingerprint on a data set's first open; refuses (ConfigError) another seed. A data set from
+ * before the record takes the seed it is opened with.
+ */
+export async function checkSeedFingerprint(store: Pick<ActorStore, 'getKey' | 'putKey'>, fingerprint: string): Promise<void> {
+  const recorded = await store.getKey(META_SPACE, SEED_KEY);
+  if (recorded === null) {
+    await store.putKey(META_SPACE, SEED_KEY, fingerprint);
+    return;
+  }
+  if (recorded !== fingerprint) {
+    throw new ConfigError(
+      `The vault seed in use (fingerprint ${fingerprint}) is not this data set's (${recorded}): its deposit addresses derive from that seed, and money sent to them could not be moved. Start with the data set's seed (ROUTER_VAULT_SEED, or the data dir's seed file).`,
+    );
+  }
 }
 
 function changed(why: string, shards: number): ConfigError {

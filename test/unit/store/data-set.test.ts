@@ -1,6 +1,7 @@
-// A data set keeps the shard count it was written under: recorded on its first open, and a process configured with
-// another ROUTER_SHARDS refuses to start rather than leave its actors' durable wake-ups unfired. A data set from before
-// the record is judged by its stored actors' shards.
+// A data set keeps the shard count it was written under and the vault seed its deposit addresses derive from: both
+// recorded on its first open, and a process configured with another refuses to start rather than leave its actors'
+// durable wake-ups unfired or its deposit addresses unsignable. A data set from before the shard record is judged by
+// its stored actors' shards.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { shardOf } from '../../../src/bus/shard.js';
 import { ConfigError } from '../../../src/errors.js';
 import { openSqliteStore } from '../../../src/store/index.js';
-import { META_SPACE, checkShardCount, withShardCount } from '../../../src/store/shard-count.js';
+import { META_SPACE, checkSeedFingerprint, checkShardCount, withShardCount } from '../../../src/store/data-set.js';
 import type { ActorStore } from '../../../src/store/types.js';
 import { startService } from '../../support/service.js';
 
@@ -73,6 +74,22 @@ describe('the shard count of a data set', () => {
     await first.stop();
     await expect(startService({ ROUTER_SHARDS: '16' }, dir)).rejects.toThrow(/ROUTER_SHARDS is 16, but this data set was written under 32 shards/);
     const again = await startService({ ROUTER_SHARDS: '32' }, dir);
+    await again.stop();
+  });
+});
+
+describe('the vault seed of a data set', () => {
+  it('its fingerprint is recorded on the first open; the same seed opens again, another is refused naming both', async () => {
+    await withStore((s) => checkSeedFingerprint(s, '0a1b2c3d'));
+    await withStore((s) => checkSeedFingerprint(s, '0a1b2c3d'));
+    await expect(withStore((s) => checkSeedFingerprint(s, 'ffffffff'))).rejects.toThrow(/fingerprint ffffffff\) is not this data set's \(0a1b2c3d\)/);
+  });
+
+  it('the embedded service refuses to start on a data dir with another ROUTER_VAULT_SEED', async () => {
+    const first = await startService({ ROUTER_VAULT_SEED: '11'.repeat(64) }, dir);
+    await first.stop();
+    await expect(startService({ ROUTER_VAULT_SEED: '22'.repeat(64) }, dir)).rejects.toBeInstanceOf(ConfigError);
+    const again = await startService({ ROUTER_VAULT_SEED: '11'.repeat(64) }, dir);
     await again.stop();
   });
 });
