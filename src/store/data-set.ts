@@ -31,7 +31,7 @@ export async function checkShardCount(store: Pick<ActorStore, 'getKey' | 'putKey
       }
     }
   }
-  await store.putKey(META_SPACE, SHARDS_KEY, String(shards));
+  await record(store, SHARDS_KEY, String(shards), (other) => changed(`another process recorded ${other} shards for this data set`, shards));
 }
 
 /** The store once its shard count is checked (`checkShardCount`); closed when the check refuses. */
@@ -51,15 +51,20 @@ export async function withShardCount<S extends Pick<ActorStore, 'getKey' | 'putK
  */
 export async function checkSeedFingerprint(store: Pick<ActorStore, 'getKey' | 'putKey'>, fingerprint: string): Promise<void> {
   const recorded = await store.getKey(META_SPACE, SEED_KEY);
-  if (recorded === null) {
-    await store.putKey(META_SPACE, SEED_KEY, fingerprint);
-    return;
-  }
-  if (recorded !== fingerprint) {
-    throw new ConfigError(
-      `The vault seed in use (fingerprint ${fingerprint}) is not this data set's (${recorded}): its deposit addresses derive from that seed, and money sent to them could not be moved. Start with the data set's seed (ROUTER_VAULT_SEED, or the data dir's seed file).`,
+  const otherSeed = (other: string) =>
+    new ConfigError(
+      `The vault seed in use (fingerprint ${fingerprint}) is not this data set's (${other}): its deposit addresses derive from that seed, and money sent to them could not be moved. Start with the data set's seed (ROUTER_VAULT_SEED, or the data dir's seed file).`,
     );
-  }
+  if (recorded === null) await record(store, SEED_KEY, fingerprint, otherSeed);
+  else if (recorded !== fingerprint) throw otherSeed(recorded);
+}
+
+/** Writes the first record, then reads it back: of processes opening a new data set together with different values,
+ *  the ones whose value was overwritten refuse. */
+async function record(store: Pick<ActorStore, 'getKey' | 'putKey'>, key: string, value: string, refuse: (other: string) => Error): Promise<void> {
+  await store.putKey(META_SPACE, key, value);
+  const kept = await store.getKey(META_SPACE, key);
+  if (kept !== value) throw refuse(kept ?? 'nothing');
 }
 
 function changed(why: string, shards: number): ConfigError {
