@@ -20,6 +20,7 @@ import { InvalidAddress, InvalidRequest } from '../errors.js';
 import type { Logger } from '../log.js';
 import { COST_TABLE } from '../routing/costing.js';
 import type { ActorStore } from '../store/types.js';
+import { orderOfKey } from '../orders/money.js';
 import { MINT_ACCOUNT, accountKey, isUnbounded } from './accounts.js';
 import { InsufficientFunds, simulatedDepositOnRealChain } from './errors.js';
 import { openEvmChain, type EvmChain, type EvmChainOptions } from './evm/ledger.js';
@@ -137,7 +138,7 @@ export function openHybridChains(opts: HybridChainsOptions): HybridChains {
     if (!rpcUrl) continue;
     const required = opts.requiredConfirmations?.[chain];
     const priced = COST_TABLE.gasPriceWei[chain];
-    real.set(chain, openEvmChain({ ...opts.evm, chain, rpcUrl, store, signers, ...(priced !== undefined ? { pricedGasWei: priced } : {}), ...(required !== undefined ? { requiredConfirmations: required } : {}), ...(logger ? { logger } : {}) }));
+    real.set(chain, openEvmChain({ ...opts.evm, chain, rpcUrl, store, signers, sendFamily: orderOfKey, ...(priced !== undefined ? { pricedGasWei: priced } : {}), ...(required !== undefined ? { requiredConfirmations: required } : {}), ...(logger ? { logger } : {}) }));
   }
   // Chain names and public addresses only: an RPC URL may carry an API key.
   logger?.info({ chains: [...real.keys()], treasury, gasAccount }, 'real EVM chains; the others stay simulated');

@@ -121,12 +121,20 @@ export function routerAccounts(deps: RouterAccountsDeps): RouterAccounts {
 
     // The treasury's sends in flight: those mined (successfully) by `block` but not booked, and those booked but
     // mined after it, each counted by what it does to the treasury.
+    // A send a reorg removed and the router does not restore is no move in flight: the books have it, the chain
+    // never will, and the difference stands for an operator.
+    const unrestored = new Set((await evm.unrestoredSends()).map((u) => u.key));
+    const unrestoredOf = new Map<AssetId, string[]>();
     const inFlight = new Map<AssetId, bigint>();
     let treasuryFees = 0n;
     for (const { entry, mined } of signed) {
       if (entry.from === treasury && minedBy(mined)) treasuryFees += mined!.fee;
       const sign = (entry.to === treasury ? 1n : 0n) - (entry.from === treasury ? 1n : 0n);
       if (sign === 0n || entry.key.startsWith('nonce-filler:')) continue;
+      if (unrestored.has(entry.key)) {
+        unrestoredOf.set(entry.asset, [...(unrestoredOf.get(entry.asset) ?? []), entry.key]);
+        continue;
+      }
       const onChainNow = minedBy(mined) && mined!.success;
       const [booking] = await sim.transfers({ key: entry.key });
       const inBooks = booking !== undefined;
@@ -142,6 +150,7 @@ export function routerAccounts(deps: RouterAccountsDeps): RouterAccounts {
       out.push({
         chain: evm.chain, role: 'treasury', address: treasury, asset, block,
         onChain: await balanceAt(evm, treasury, asset, block), expected: float + booked - fees + flying, float, booked, fees, inFlight: flying,
+        ...(unrestoredOf.has(asset) ? { unrestored: unrestoredOf.get(asset)! } : {}),
       });
     }
 

@@ -202,6 +202,9 @@ export interface AccountReconciliation {
   booked: bigint;
   fees: bigint;
   inFlight: bigint;
+  /** Keys of the sends of this asset to or from the account that a reorg removed and the router does not restore
+   *  (mined again and reverted, nonce taken, held): in the books, not on chain, so part of any difference. */
+  unrestored?: string[];
 }
 
 /** One send from a deposit address on a real chain and the gas it cost the router. */

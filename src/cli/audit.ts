@@ -122,6 +122,9 @@ export function renderAudit(r: AuditReportJson): string {
         a.difference === '0' ? '0' : `${a.difference} (${whole(a.difference, a.asset)})  <- not 0`,
       ]),
     ], new Set([4, 5, 6, 7, 8, 9, 10])));
+    for (const a of r.accounts.filter((x) => x.unrestored?.length)) {
+      out.push(`  ${a.chain} ${a.role} ${assetName(a.asset)}: sends a reorg removed and the router does not restore (in the books, not on chain): ${a.unrestored!.join(', ')}`);
+    }
   }
   if (r.gas.length) {
     out.push('', 'gas of deposit addresses on real chains: spent (the sends\' and their top-ups\' fees) must not exceed charged');

@@ -18,6 +18,9 @@ export const FEES_ACCOUNT = 'fees';
 
 /** Ledger keys: an order's delivery, and the cost a payment (a step, a delivery, a refund) moves before it. */
 export const deliveryKey = (orderId: string) => `${orderId}:deliver`;
+/** The order a money movement belongs to: every one of an order's keys (steps, delivery, refunds, unwinds, their
+ *  costs and a chain's gas top-ups for them) starts with `<order id>:`. */
+export const orderOfKey = (key: string): string => key.split(':', 1)[0]!;
 export const costKey = (paymentKey: string) => `${paymentKey}:cost`;
 
 /** The router's internal accounts on its ledgers: orders' holding accounts, the fee account and venue pools. */

@@ -28,9 +28,9 @@ import { InsufficientFunds } from '../errors.js';
 import type { Deposit, Transfer } from '../types.js';
 import { BlockHashes, findReorg, type Reorg } from './block-hashes.js';
 import { ChainMoved, TransferDropped, TransferPending, TransferRejected, TransferReverted } from './errors.js';
-import { MinedSends, type MinedAgain } from './mined-sends.js';
+import { MinedSends, type MinedAgain, type UnrestoredSend } from './mined-sends.js';
 import { NonceManager, Locks } from './nonces.js';
-import { classifyBroadcastError, mapLimit, rpcError, rpcReason, sleep, type BroadcastOutcome } from './rpc.js';
+import { FEE_TOO_LOW, classifyBroadcastError, mapLimit, rpcError, rpcReason, sleep, type BroadcastOutcome } from './rpc.js';
 
 export const OUTBOX_SPACE = 'evm-outbox';
 /** Per chain, every outbox key signed on it, in signing order (`<chain>|n` → count, `<chain>|<i>` → key): what the
@@ -65,6 +65,8 @@ export interface EvmChainOptions {
   pricedGasWei?: bigint;
   /** Test seam: runs after the signed transaction is stored and before its first broadcast; a throw stands for a crash. */
   beforeBroadcast?: (entry: OutboxEntry) => void | Promise<void>;
+  /** The sends that stand or fall together after a reorg (one order's, told apart by their keys); default each alone. */
+  sendFamily?: (key: string) => string;
 }
 
 /** A deposit with where it was read: the block's hash (to tell a reorg) and, for a token transfer, its place in its
@@ -122,8 +124,19 @@ export function outboxHashes(entry: OutboxEntry): Hex[] {
   return [entry.hash, ...(entry.replacements ?? []).map((r) => r.hash)];
 }
 
-/** A node's refusal of a transaction for its fees (geth, anvil, reth wordings). */
-const FEE_TOO_LOW = /underpriced|fee per gas less than|fee cap less than|max fee per gas|base fee/i;
+
+/** Fees that replace `last` in a node's pool: `now`'s, and at least REPLACEMENT_BUMP over `last`'s. */
+function outbidding(last: Fees, now: Fees): Fees {
+  const bump = (v: bigint) => (v * REPLACEMENT_BUMP + 999n) / 1000n;
+  const max = (a: bigint, b: bigint) => (a > b ? a : b);
+  const maxPriorityFeePerGas = max(now.maxPriorityFeePerGas, bump(last.maxPriorityFeePerGas));
+  return { maxPriorityFeePerGas, maxFeePerGas: max(max(now.maxFeePerGas, bump(last.maxFeePerGas)), maxPriorityFeePerGas) };
+}
+
+interface Fees {
+  maxFeePerGas: bigint;
+  maxPriorityFeePerGas: bigint;
+}
 
 /** The bytes to broadcast: the last signed (highest fees). */
 const latestRaw = (entry: OutboxEntry): Hex => entry.replacements?.at(-1)?.raw ?? entry.raw;
@@ -155,6 +168,8 @@ export interface EvmChain {
   /** Broadcasts again the sends a reorg removed after their receipt was read (`mined-sends.ts`); answers those mined
    *  again since the last call, at their new blocks. */
   watchSends(): Promise<MinedAgain[]>;
+  /** The sends a reorg removed that the router gave up or holds (`mined-sends.ts`): in the books, not on chain. */
+  unrestoredSends(): Promise<UnrestoredSend[]>;
   /** The outbox entry of a key, or null. */
   outboxEntry(key: string): Promise<OutboxEntry | null>;
   /** Every transaction signed on this chain through this adapter (nonce fillers included), with its receipt if mined. */
@@ -473,21 +488,34 @@ export function openEvmChain(opts: EvmChainOptions): EvmChain {
       }
       // Reserved, then the process stopped before the signed transaction was stored: nothing was broadcast for this
       // nonce, so a zero-value transfer to itself takes it and later transactions do not wait behind a gap.
-      const acct = await account(address);
-      const fees = await feesPerGas();
-      const raw = await acct.signTransaction({ chainId, type: 'eip1559', nonce, to: acct.address, value: 0n, gas: 21_000n, ...fees });
-      // Kept as any signed transaction is, so its gas is accounted for in the account's reconciliation.
-      const fillerKey = `nonce-filler:${chain}:${address}:${nonce}`;
-      const filler: OutboxEntry = {
-        v: 1, chain, key: fillerKey, asset: nativeId, from: lower(address), to: lower(address), amount: '0', nonce, hash: keccak256(raw), raw, at: Date.now(),
-      };
-      await listSigned(fillerKey);
-      await store.putKey(OUTBOX_SPACE, fillerKey, JSON.stringify(filler));
-      const r = await broadcast(filler);
+      const r = await fillNonce(address, nonce);
       logger?.warn({ chain, address, nonce, key, outcome: r.kind }, 'nonce reserved without a stored transaction filled with a self-transfer');
       if (r.kind === 'unreachable') throw new Unavailable(`${chain}: RPC unreachable: ${r.reason}`);
     },
   });
+
+  /**
+   * Takes `nonce` of `address` with a zero-value transfer to itself, so later transactions do not wait behind it and
+   * nothing else is mined at it. Above `outbid`'s fees by REPLACEMENT_BUMP when given (a node holding that transaction
+   * in its pool replaces it). Kept as any signed transaction is (`nonce-filler:…`), so its gas is accounted for in the
+   * account's reconciliation.
+   */
+  async function fillNonce(address: string, nonce: number, outbid?: Hex): Promise<BroadcastOutcome> {
+    const acct = await account(address);
+    let fees = await feesPerGas();
+    const last = outbid ? parseTransaction(outbid) : null;
+    if (last?.maxFeePerGas !== undefined && last.maxPriorityFeePerGas !== undefined) {
+      fees = outbidding({ maxFeePerGas: last.maxFeePerGas, maxPriorityFeePerGas: last.maxPriorityFeePerGas }, fees);
+    }
+    const raw = await acct.signTransaction({ chainId, type: 'eip1559', nonce, to: acct.address, value: 0n, gas: 21_000n, ...fees });
+    const fillerKey = `nonce-filler:${chain}:${lower(address)}:${nonce}`;
+    const filler: OutboxEntry = {
+      v: 1, chain, key: fillerKey, asset: nativeId, from: lower(address), to: lower(address), amount: '0', nonce, hash: keccak256(raw), raw, at: Date.now(),
+    };
+    await listSigned(fillerKey);
+    await store.putKey(OUTBOX_SPACE, fillerKey, JSON.stringify(filler));
+    return broadcast(filler);
+  }
 
   /**
    * The fees a new transaction offers. With a priced gas price (what the quotes charge per gas) and a base fee at or
@@ -548,7 +576,10 @@ export function openEvmChain(opts: EvmChainOptions): EvmChain {
     });
   }
 
-  const mined = new MinedSends({ store, chain, hashes, height, outboxEntry, minedReceipt, broadcastRaw, logger });
+  const mined = new MinedSends({
+    store, chain, hashes, height, outboxEntry, minedReceipt, broadcastRaw, reprice: replace, fillNonce, logger,
+    ...(opts.sendFamily ? { family: opts.sendFamily } : {}),
+  });
 
   /** The receipt of whichever of the key's transactions was mined, or null. */
   async function minedReceipt(entry: OutboxEntry): Promise<TransactionReceipt | null> {
@@ -567,10 +598,7 @@ export function openEvmChain(opts: EvmChainOptions): EvmChain {
   async function replace(entry: OutboxEntry): Promise<OutboxEntry> {
     const last = parseTransaction(latestRaw(entry));
     if (last.type !== 'eip1559' || last.gas === undefined || last.maxFeePerGas === undefined || last.maxPriorityFeePerGas === undefined) return entry;
-    const bump = (v: bigint) => (v * REPLACEMENT_BUMP + 999n) / 1000n;
-    const now = await client.estimateFeesPerGas();
-    const maxPriorityFeePerGas = [now.maxPriorityFeePerGas, bump(last.maxPriorityFeePerGas)].reduce((a, b) => (a > b ? a : b));
-    const maxFeePerGas = [now.maxFeePerGas, bump(last.maxFeePerGas), maxPriorityFeePerGas].reduce((a, b) => (a > b ? a : b));
+    const { maxFeePerGas, maxPriorityFeePerGas } = outbidding({ maxFeePerGas: last.maxFeePerGas, maxPriorityFeePerGas: last.maxPriorityFeePerGas }, await client.estimateFeesPerGas());
     const value = last.value ?? 0n;
     const eth = await client.getBalance({ address: lower(entry.from) });
     if (eth < last.gas * maxFeePerGas + value) {
@@ -698,6 +726,7 @@ export function openEvmChain(opts: EvmChainOptions): EvmChain {
     vanished: (deposits) => vanishedDeposits(client, deposits),
     send,
     watchSends: () => mined.watch(),
+    unrestoredSends: () => mined.unrestored(),
     outboxEntry,
     signed,
     fees: feesPerGas,

@@ -1,38 +1,47 @@
 // The router's own sends mined in the last WATCH_BLOCKS blocks of a chain, kept durably, so that one a reorg removes
-// is broadcast again. A send is booked once its receipt is seen; a reorg that replaces its block afterwards takes the
+// is mined again. A send is booked once its receipt is seen; a reorg that replaces its block afterwards takes the
 // money movement off the chain while the books and the order keep it (a payout shown delivered and never received),
 // and leaves a gap at its nonce that every later transaction of its account waits behind. Nodes that put reorged
 // transactions back in their pool (geth) mine them again by themselves; others (anvil, some L2 sequencers) do not,
 // so the router does: the same signed bytes, so the same hash, mined at most once.
 //
 // A send's block is known canonical while the hash the deposit scan remembered for that block (`BlockHashes`) is the
-// one its receipt named. A scan that remembers another hash there (after a reorg the feed rescans the replaced
-// blocks) marks the send for a look at its receipt: mined again elsewhere, it is followed at its new block; without a
-// receipt, its bytes are broadcast on every watch until one is mined. Sends reverted when first mined are not kept:
-// broadcast again on another chain state they could succeed, moving money the books say never moved.
+// one its receipt named, and the chain still reaches that block. Otherwise its receipt is read again: mined again
+// elsewhere, it is followed at its new block; without a receipt it is broadcast again. Sends go back one at a time in
+// the order they were first mined, each once the one before it is mined: a sweep after the top-up that pays its gas,
+// and a payout only once the sweep that funded it is known to have succeeded.
+//
+// A send that cannot be restored (mined again and reverted: its deposit left the chain too; its nonce taken by another
+// transaction; refused for WATCH_BLOCKS blocks) is given up and named at error for an operator, and every later
+// dropped send of its family (one order's sends, `family`) is held: never broadcast, its nonce taken by a zero-value
+// self-transfer at higher fees so no node mines it and the account's later sends do not wait. The keys given up and
+// held are listed (`unrestored()`): the accounts' reconciliation counts them as differences, not as money in flight.
+// Sends reverted when first mined are not watched: broadcast again on another chain state they could succeed.
 import type { Hex, TransactionReceipt } from 'viem';
-import { keccak256 } from 'viem';
 import type { ChainName } from '../../assets/types.js';
 import type { Logger } from '../../log.js';
 import type { ActorStore } from '../../store/types.js';
 import { HASH_WINDOW, type BlockHashes } from './block-hashes.js';
 import type { OutboxEntry } from './ledger.js';
 import { Locks } from './nonces.js';
-import type { BroadcastOutcome } from './rpc.js';
+import { FEE_TOO_LOW, type BroadcastOutcome } from './rpc.js';
 
 /** Per chain: the JSON array of `MinedSend`s still watched. */
 export const MINED_SENDS_SPACE = 'evm-mined-sends';
-/** A send deeper than this below the height is no longer watched: the remembered block hashes reach no lower. */
+/** Per chain: the JSON array of `UnrestoredSend`s. */
+export const UNRESTORED_SENDS_SPACE = 'evm-unrestored-sends';
+/** A send deeper than this below the height is no longer watched (the remembered block hashes reach no lower), and
+ *  one off the chain for this many blocks is given up. */
 export const WATCH_BLOCKS = HASH_WINDOW;
 
 export interface MinedSend {
   key: string;
-  /** The transaction of the key that was mined (the original or a fee-bumped replacement). */
+  /** The transaction of the key that was mined (the original or a fee-bumped replacement), then the one broadcast. */
   hash: Hex;
   block: number;
   blockHash: Hex;
-  /** Set while the send is off the chain after a reorg: broadcast again, not mined since. */
-  dropped?: true;
+  /** The height at which the send was found off the chain; set until it is mined again. */
+  droppedAt?: number;
 }
 
 /** A send a reorg removed and that is mined again, at `block`. */
@@ -40,6 +49,14 @@ export interface MinedAgain {
   key: string;
   txId: Hex;
   block: number;
+}
+
+/** A send a reorg removed that the router does not restore: its money movement is in the books and not on chain. */
+export interface UnrestoredSend {
+  key: string;
+  /** `reverted`: mined again and reverted; `nonce_taken`: another transaction was mined at its nonce; `expired`:
+   *  refused for WATCH_BLOCKS blocks; `held`: an earlier send of its family was not restored. */
+  reason: 'reverted' | 'nonce_taken' | 'expired' | 'held';
 }
 
 export interface MinedSendsDeps {
@@ -51,6 +68,12 @@ export interface MinedSendsDeps {
   /** The receipt of whichever of the entry's transactions is mined now, or null. */
   minedReceipt(entry: OutboxEntry): Promise<TransactionReceipt | null>;
   broadcastRaw(raw: Hex): Promise<BroadcastOutcome>;
+  /** Signs and stores a replacement of the entry's latest transaction at higher fees; the entry unchanged if none. */
+  reprice(entry: OutboxEntry): Promise<OutboxEntry>;
+  /** Takes the nonce of the entry's account with a self-transfer outbidding `raw`. */
+  fillNonce(address: string, nonce: number, raw: Hex): Promise<BroadcastOutcome>;
+  /** The sends that stand or fall together (default: each alone). */
+  family?: (key: string) => string;
   logger?: Logger;
 }
 
@@ -60,103 +83,155 @@ export function rawOf(entry: OutboxEntry, hash: Hex): Hex | null {
   return entry.replacements?.find((r) => r.hash === hash)?.raw ?? null;
 }
 
+/** What one look made of a send: still watched (maybe off the chain), or no longer. */
+type Looked = { kept: MinedSend; again?: MinedAgain } | { gone: UnrestoredSend['reason'] | 'mined' };
+
 export class MinedSends {
   private readonly lock = new Locks();
+  private readonly family: (key: string) => string;
 
-  constructor(private readonly deps: MinedSendsDeps) {}
-
-  private async list(): Promise<MinedSend[]> {
-    const raw = await this.deps.store.getKey(MINED_SENDS_SPACE, this.deps.chain);
-    return raw ? (JSON.parse(raw) as MinedSend[]) : [];
+  constructor(private readonly deps: MinedSendsDeps) {
+    this.family = deps.family ?? ((key) => key);
   }
 
-  private async save(list: MinedSend[]): Promise<void> {
-    await this.deps.store.putKey(MINED_SENDS_SPACE, this.deps.chain, JSON.stringify(list));
+  private async read<T>(space: string): Promise<T[]> {
+    const raw = await this.deps.store.getKey(space, this.deps.chain);
+    return raw ? (JSON.parse(raw) as T[]) : [];
+  }
+
+  private async write<T>(space: string, list: T[]): Promise<void> {
+    await this.deps.store.putKey(space, this.deps.chain, JSON.stringify(list));
   }
 
   /** Watches a send whose successful receipt was just read (again: the key's entry is replaced). */
   record(key: string, receipt: Pick<TransactionReceipt, 'transactionHash' | 'blockNumber' | 'blockHash'>): Promise<void> {
     return this.lock.run(this.deps.chain, async () => {
-      const list = (await this.list()).filter((s) => s.key !== key);
+      const list = (await this.read<MinedSend>(MINED_SENDS_SPACE)).filter((s) => s.key !== key);
       list.push({ key, hash: receipt.transactionHash, block: Number(receipt.blockNumber), blockHash: receipt.blockHash });
-      await this.save(list);
+      await this.write(MINED_SENDS_SPACE, list);
     });
   }
 
   /** The sends still watched (for tests and operators). */
   watched(): Promise<MinedSend[]> {
-    return this.lock.run(this.deps.chain, () => this.list());
+    return this.lock.run(this.deps.chain, () => this.read<MinedSend>(MINED_SENDS_SPACE));
+  }
+
+  /** The sends a reorg removed that are not restored. */
+  unrestored(): Promise<UnrestoredSend[]> {
+    return this.lock.run(this.deps.chain, () => this.read<UnrestoredSend>(UNRESTORED_SENDS_SPACE));
   }
 
   /**
-   * One look at every watched send: those whose block the scan now remembers with another hash, and those already
-   * off the chain, are read again; one without a receipt is broadcast again, in the order the sends were mined (a
-   * sweep after the gas top-up that pays for it). Answers the sends mined again since the last look.
+   * One look at every watched send, in the order first mined: those whose block the scan now remembers with another
+   * hash or the chain no longer reaches, and those already off the chain, are read again (see the file header).
+   * Answers the sends mined again since the last look.
    */
   watch(): Promise<MinedAgain[]> {
     return this.lock.run(this.deps.chain, async () => {
-      const list = await this.list();
+      const list = await this.read<MinedSend>(MINED_SENDS_SPACE);
       if (list.length === 0) return [];
-      const bottom = (await this.deps.height()) - WATCH_BLOCKS;
-      const kept: MinedSend[] = [];
-      const again: MinedAgain[] = [];
+      const height = await this.deps.height();
+      const unrestored = await this.read<UnrestoredSend>(UNRESTORED_SENDS_SPACE);
+      const given = unrestored.length;
       // Sends share blocks: each block's remembered hash is read once per look.
       const remembered = new Map<number, Promise<string | null>>();
       const hashAt = (n: number) => remembered.get(n) ?? remembered.set(n, this.deps.hashes.get(n)).get(n)!;
+      const kept: MinedSend[] = [];
+      const again: MinedAgain[] = [];
       let changed = false;
+      // Set once a send is off the chain and not mined again yet: the sends after it wait for it.
+      let waiting = false;
       for (const send of [...list].sort((a, b) => a.block - b.block)) {
-        if (!send.dropped && send.block <= bottom) {
-          changed = true;
-          continue;
-        }
-        if (!send.dropped) {
+        if (send.droppedAt === undefined) {
+          if (send.block <= height - WATCH_BLOCKS) {
+            changed = true;
+            continue;
+          }
           const hash = await hashAt(send.block);
-          // Not scanned yet, or scanned with the hash its receipt named: nothing to do.
-          if (hash === null || hash === send.blockHash) {
+          // Not scanned yet, or scanned with the hash its receipt named on a chain that still reaches it.
+          if (send.block <= height && (hash === null || hash === send.blockHash)) {
             kept.push(send);
             continue;
           }
         }
         changed = true;
-        const next = await this.look(send);
-        if (next === null) continue;
-        if (!next.dropped && (send.dropped || next.blockHash !== send.blockHash)) again.push({ key: next.key, txId: next.hash, block: next.block });
-        kept.push(next);
+        const held = unrestored.some((u) => this.family(u.key) === this.family(send.key));
+        const looked = await this.look(send, height, held ? 'hold' : waiting ? 'wait' : 'send');
+        if ('kept' in looked) {
+          kept.push(looked.kept);
+          if (looked.again) again.push(looked.again);
+          if (looked.kept.droppedAt !== undefined) waiting = true;
+        } else if (looked.gone !== 'mined') {
+          unrestored.push({ key: send.key, reason: looked.gone });
+        }
       }
-      if (changed) await this.save(kept);
+      if (changed) await this.write(MINED_SENDS_SPACE, kept);
+      if (unrestored.length > given) await this.write(UNRESTORED_SENDS_SPACE, unrestored);
       return again;
     });
   }
 
-  /** The send as the chain has it now: mined (perhaps elsewhere), or broadcast again and dropped; null when it can
-   *  never be mined again or reverted when it was, both named for an operator. */
-  private async look(send: MinedSend): Promise<MinedSend | null> {
+  /** The send as the chain has it now; `mode` says whether it may be broadcast (`send`), must wait for an earlier
+   *  one (`wait`), or is held because an earlier send of its family was not restored (`hold`). */
+  private async look(send: MinedSend, height: number, mode: 'send' | 'wait' | 'hold'): Promise<Looked> {
     const { chain, logger } = this.deps;
-    const entry = await this.deps.outboxEntry(send.key);
+    let entry = await this.deps.outboxEntry(send.key);
     const raw = entry ? rawOf(entry, send.hash) : null;
     if (!entry || !raw) {
       logger?.error({ chain, key: send.key, txId: send.hash }, 'a watched send has no stored transaction; not watched any more');
-      return null;
+      return { gone: 'mined' };
     }
+    const details = { chain, key: send.key, from: entry.from, nonce: entry.nonce };
     const receipt = await this.deps.minedReceipt(entry);
     if (receipt) {
       if (receipt.status !== 'success') {
-        logger?.error({ chain, key: send.key, txId: receipt.transactionHash, block: Number(receipt.blockNumber) }, 'a send mined again after a reorg reverted; its booking is left for an operator');
-        return null;
+        logger?.error({ ...details, txId: receipt.transactionHash, block: Number(receipt.blockNumber) }, 'a send mined again after a reorg reverted (what it spent left the chain too); its booking and the later sends of its order are left for an operator');
+        return { gone: 'reverted' };
       }
-      return { key: send.key, hash: receipt.transactionHash, block: Number(receipt.blockNumber), blockHash: receipt.blockHash };
+      const kept = { key: send.key, hash: receipt.transactionHash, block: Number(receipt.blockNumber), blockHash: receipt.blockHash };
+      const moved = send.droppedAt !== undefined || kept.blockHash !== send.blockHash;
+      return moved ? { kept, again: { key: kept.key, txId: kept.hash, block: kept.block } } : { kept };
     }
-    const outcome = await this.deps.broadcastRaw(raw);
-    const details = { chain, key: send.key, txId: keccak256(raw), from: entry.from, nonce: entry.nonce, outcome: outcome.kind };
+    if (mode === 'hold') {
+      const filled = await this.deps.fillNonce(entry.from, entry.nonce, raw).then(
+        (o) => o.kind,
+        (err: unknown) => `not signed: ${err instanceof Error ? err.message : String(err)}`,
+      );
+      logger?.error({ ...details, txId: send.hash, filler: filled }, 'a send removed by a reorg is held, since an earlier send of its order was not restored; its nonce is taken by a self-transfer and its booking left for an operator');
+      return { gone: 'held' };
+    }
+    const droppedAt = send.droppedAt ?? height;
+    if (droppedAt <= height - WATCH_BLOCKS) {
+      logger?.error({ ...details, txId: send.hash }, `a send removed by a reorg was not mined again within ${WATCH_BLOCKS} blocks; its booking is left for an operator`);
+      return { gone: 'expired' };
+    }
+    if (mode === 'wait') return { kept: { ...send, droppedAt } };
+    let hash = send.hash;
+    let outcome = await this.deps.broadcastRaw(raw);
+    // Refused for its fees (the base fee rose since it was signed): replaced at the same nonce, mined at most once.
+    if (outcome.kind === 'rejected' && FEE_TOO_LOW.test(outcome.reason)) {
+      const repriced = await this.deps.reprice(entry);
+      const latest = repriced.replacements?.at(-1);
+      if (repriced !== entry && latest) {
+        entry = repriced;
+        hash = latest.hash;
+        outcome = await this.deps.broadcastRaw(latest.raw);
+      }
+    }
     if (outcome.kind === 'nonce-too-low') {
       // Read once more: the broadcast may only have found it mined meanwhile.
       const late = await this.deps.minedReceipt(entry);
-      if (late?.status === 'success') return { key: send.key, hash: late.transactionHash, block: Number(late.blockNumber), blockHash: late.blockHash };
-      logger?.error({ ...details, reason: outcome.reason }, 'a send removed by a reorg cannot be mined again: another transaction took its nonce; its booking is left for an operator');
-      return null;
+      if (late?.status === 'success') {
+        const kept = { key: send.key, hash: late.transactionHash, block: Number(late.blockNumber), blockHash: late.blockHash };
+        return { kept, again: { key: kept.key, txId: kept.hash, block: kept.block } };
+      }
+      logger?.error({ ...details, reason: outcome.reason }, 'a send removed by a reorg cannot be mined again: another transaction took its nonce; its booking and the later sends of its order are left for an operator');
+      return { gone: 'nonce_taken' };
     }
-    if (!send.dropped) logger?.warn(details, 'a send removed by a reorg is broadcast again');
-    else if (outcome.kind === 'rejected' || outcome.kind === 'unreachable') logger?.debug({ ...details, reason: outcome.reason }, 'a send removed by a reorg is not accepted yet; broadcast again on the next look');
-    return { ...send, dropped: true };
+    const said = { ...details, txId: hash, outcome: outcome.kind, ...('reason' in outcome ? { reason: outcome.reason } : {}) };
+    if (send.droppedAt === undefined) logger?.warn(said, 'a send removed by a reorg is broadcast again');
+    else logger?.debug(said, 'a send removed by a reorg is broadcast again; not mined yet');
+    return { kept: { ...send, hash, droppedAt } };
   }
 }

@@ -21,6 +21,9 @@ export function rpcReason(err: unknown): string {
 const ALREADY_KNOWN = /already (known|imported)|known transaction|alreadyknown|already in (the )?(mem)?pool/i;
 const NONCE_TOO_LOW = /nonce too low|nonce has already been used|oldnonce|nonce.*(is )?lower than/i;
 
+/** A node's refusal of a transaction for its fees (geth, anvil, reth wordings). */
+export const FEE_TOO_LOW = /underpriced|fee per gas less than|fee cap less than|max fee per gas|base fee/i;
+
 export type BroadcastOutcome =
   | { kind: 'accepted' }
   | { kind: 'known' }
