@@ -27,8 +27,9 @@ export interface GasDeskDeps {
 export interface GasDesk {
   /** Per send from a deposit address on the chain, the gas it cost. */
   spend(evm: EvmChain): Promise<GasDeskSpend[]>;
-  /** Tops `from` up with the ETH its send of `amount` to `to` needs, once per shortfall (keys `<key>:gas`…). */
-  fund(evm: EvmChain, key: string, asset: AssetId, from: Address, to: Address, amount: bigint): Promise<void>;
+  /** Tops `from` up with the ETH its send of `amount` to `to` needs, once per shortfall (keys `<key>:gas`…); `held` is
+   *  what the books hold of `asset` at `from` (the order's money, which gas is never paid out of). */
+  fund(evm: EvmChain, key: string, asset: AssetId, from: Address, to: Address, amount: bigint, held: bigint): Promise<void>;
 }
 
 export function gasDesk(deps: GasDeskDeps): GasDesk {
@@ -69,8 +70,11 @@ export function gasDesk(deps: GasDeskDeps): GasDesk {
    * the dust a send leaves unspent stays on the deposit address as the gas account's money. `gasDesk()` answers the
    * spend per send, which the money audit sets beside what each order was charged.
    */
-  async function fundGas(evm: EvmChain, key: string, asset: AssetId, from: Address, to: Address, amount: bigint): Promise<void> {
+  async function fundGas(evm: EvmChain, key: string, asset: AssetId, from: Address, to: Address, amount: bigint, held: bigint): Promise<void> {
     const native: AssetId = `evm:${evm.chainId}.${NATIVE_EVM_ADDRESS}`;
+    // Of the address's ETH, what the books hold for its order is the order's: gas is paid above it, never out of it,
+    // or the order's later sends from the address (the step's input after its cost) would find less than they move.
+    const kept = assetById(asset).native ? (held > amount ? held : amount) : 0n;
     for (let n = 1; n <= MAX_GAS_TOPUPS; n++) {
       const topUpKey = n === 1 ? `${key}:gas` : `${key}:gas:${n}`;
       const stored = await evm.outboxEntry(topUpKey);
@@ -79,24 +83,25 @@ export function gasDesk(deps: GasDeskDeps): GasDesk {
         await evm.send({ key: topUpKey, asset: native, from: gasAccount, to: from, amount: BigInt(stored.amount) });
         continue;
       }
-      const { need, have } = await gasNeed(evm, asset, from, to, amount);
+      const { need, have } = await gasNeed(evm, asset, from, to, amount, kept);
       if (have >= need) return;
-      // The top-up pays gas only: a native send whose amount the address does not hold on chain (the books credit
-      // a deposit a reorg has taken and the feed has not told yet) would otherwise be paid by the gas account.
-      if (assetById(asset).native && have < amount) {
-        throw new InsufficientFunds(`${evm.chain}: ${from} holds ${have} on chain, less than the ${amount} to send; its deposit may have left the chain.`, {
-          chain: evm.chain, asset, address: from, balance: String(have), amount: String(amount),
+      // The top-up pays gas only: native money the books hold at the address and the chain does not (a deposit a
+      // reorg has taken and the feed has not told yet) would otherwise be paid by the gas account.
+      if (have < kept) {
+        throw new InsufficientFunds(`${evm.chain}: ${from} holds ${have} on chain, less than the ${kept} its books hold; its deposit may have left the chain.`, {
+          chain: evm.chain, asset, address: from, balance: String(have), amount: String(kept),
         });
       }
       await evm.send({ key: topUpKey, asset: native, from: gasAccount, to: from, amount: need - have });
       logger?.debug({ chain: evm.chain, key: topUpKey, address: from, amount: String(need - have) }, 'deposit address topped up with gas');
       return;
     }
-    const { need, have } = await gasNeed(evm, asset, from, to, amount);
+    const { need, have } = await gasNeed(evm, asset, from, to, amount, kept);
     if (have < need) throw new Unavailable(`${evm.chain}: ${from} still lacks gas for ${key} after ${MAX_GAS_TOPUPS} top-ups; retry later.`);
   }
 
-  async function gasNeed(evm: EvmChain, asset: AssetId, from: Address, to: Address, amount: bigint): Promise<{ need: bigint; have: bigint }> {
+  /** What the address must hold for the send: its gas limit × fee cap, above the native money `kept` for its order. */
+  async function gasNeed(evm: EvmChain, asset: AssetId, from: Address, to: Address, amount: bigint, kept: bigint): Promise<{ need: bigint; have: bigint }> {
     const a = assetById(asset);
     const call = a.native
       ? { to, value: amount }
@@ -108,7 +113,7 @@ export function gasDesk(deps: GasDeskDeps): GasDesk {
       // The fees the send will offer: the top-up is its gas limit × fee cap, the most it can cost.
       const fees = await evm.fees();
       const have = await evm.client.getBalance({ address: from });
-      return { need: gas * fees.maxFeePerGas + (a.native ? amount : 0n), have };
+      return { need: gas * fees.maxFeePerGas + kept, have };
     } catch (err) {
       if (err instanceof RouterError) throw err;
       if (!rpcError(err)) throw new Unavailable(`${evm.chain}: RPC unreachable: ${rpcReason(err)}`);

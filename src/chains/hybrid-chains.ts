@@ -208,8 +208,10 @@ export function openHybridChains(opts: HybridChainsOptions): HybridChains {
     }
     // The books must allow it before real money moves: the treasury on chain holds more than any one holding owns.
     // One order's transfers run one at a time, so this check and the booking below do not race for its accounts.
+    let held = 0n;
     if (!isUnbounded(accountKey(req.chain, req.from))) {
       const balance = await sim.balanceOf(req.chain, req.from, req.asset);
+      held = balance;
       if (typeof req.amount === 'bigint' && balance < req.amount) {
         throw new InsufficientFunds(`${req.from} holds ${balance} of ${req.asset} on ${req.chain}, less than the ${req.amount} to send.`, {
           chain: req.chain, asset: req.asset, address: req.from, balance: String(balance), amount: String(req.amount),
@@ -220,7 +222,7 @@ export function openHybridChains(opts: HybridChainsOptions): HybridChains {
     await accounts.baseline(evm);
     // The router's own accounts hold ETH; a deposit address holds only what the user sent.
     // Signed already: the send only waits for its transaction, whose gas was settled before it was signed.
-    if (!signed && from !== treasury && from !== gasAccount) await desk.fund(evm, req.key, req.asset, from, to, req.amount);
+    if (!signed && from !== treasury && from !== gasAccount) await desk.fund(evm, req.key, req.asset, from, to, req.amount, held);
     const sent = await evm.send({ key: req.key, asset: req.asset, from, to, amount: req.amount });
     await remember(req.key, { txId: sent.txId, block: sent.block });
     // Booked as sent: after a crash between the two, the outbox's transaction is the truth for this key.

@@ -1,0 +1,82 @@
+// Family A orders paying native ETH on a real base node. The deposit address's ETH is the order's money: the gas of
+// its sends (the step's cost, then its input; a refund) is topped up by the gas account above it, never paid out of
+// it, so each later send still finds what the books say the address holds.
+import { describe, expect, it } from 'vitest';
+import { createPublicClient, createWalletClient, erc20Abi, getAddress, http, parseEther, type Address, type Hex } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { runAudit } from '../../../src/orders/audit-run.js';
+import { parseAmount, parseChainAsset } from '../../../src/assets/index.js';
+import type { AnvilNode } from '../../../src/chains/evm/anvil.js';
+import type { RunningService } from '../../support/service.js';
+import { DEV_ROLES, useServiceOnBase, tokenAddress, untilOrderStatus } from './support.js';
+
+const USDT = tokenAddress('base', 'USDT');
+const BASE_ETH = parseChainAsset('base.eth', 'from');
+
+let node: AnvilNode;
+let svc: RunningService;
+useServiceOnBase((s) => ({ node, svc } = s));
+
+/** A fresh sender holding 1 ETH, so its balance moves by its own order only. */
+async function sender() {
+  const pub = createPublicClient({ transport: http(node.url), pollingInterval: 50 });
+  const account = privateKeyToAccount(generatePrivateKey());
+  const funder = createWalletClient({ account: privateKeyToAccount(DEV_ROLES.user.privateKey as Hex), transport: http(node.url) });
+  await pub.waitForTransactionReceipt({ hash: await funder.sendTransaction({ chain: null, to: account.address, value: parseEther('1') }) });
+  return { pub, account, wallet: createWalletClient({ account, transport: http(node.url) }) };
+}
+
+async function orderEth(amount: string) {
+  const destination = getAddress(privateKeyToAccount(generatePrivateKey()).address);
+  const q = await svc.post('/quote', { from: 'base.eth', to: 'base.usdt', from_amount: amount, return_full_route: true });
+  expect(q.status).toBe(200);
+  const o = await svc.post('/order', { quote_id: q.body.id, to_address: destination });
+  expect(o.status).toBe(201);
+  return { id: o.body.id as string, deposit: o.body.deposit_address as Address, destination };
+}
+
+describe('native ETH orders on a real base node', () => {
+  it('base.eth → base.usdt reaches delivered: the destination receives amount_out, the audit is clean', async () => {
+    const { pub, wallet } = await sender();
+    const { id, deposit, destination } = await orderEth('0.01');
+    const pay = await wallet.sendTransaction({ chain: null, to: deposit, value: parseEther('0.01') });
+    expect((await pub.waitForTransactionReceipt({ hash: pay })).status).toBe('success');
+    const done = await untilOrderStatus(svc, id, ['delivered', 'stalled', 'frozen', 'refunded'], 20_000);
+    expect(done.status).toBe('delivered');
+    const amountOut = parseAmount(done.amount_out, parseChainAsset('base.usdt', 'to'), 'formatted', 'amount_out');
+    expect(await pub.readContract({ address: USDT, abi: erc20Abi, functionName: 'balanceOf', args: [destination] })).toBe(amountOut);
+    // All the order's ETH left the address; what stays is the gas account's dust, less than one top-up.
+    expect(await svc.service.chains.balanceOf('base', deposit, BASE_ETH.id)).toBe(0n);
+    expect(await pub.getBalance({ address: deposit })).toBeLessThan(parseEther('0.0001'));
+    const report = await runAudit({ store: svc.service.store, chains: svc.service.chains, recheck: { times: 2, delayMs: 200 } });
+    expect(report.findings).toEqual([]);
+    expect(report.clean).toBe(true);
+  }, 60_000);
+
+  it('an underfunded ETH order cancelled by the operator refunds its sender with a real transfer of the refunded amount', async () => {
+    const { pub, account, wallet } = await sender();
+    const { id, deposit } = await orderEth('0.01');
+    const pay = await wallet.sendTransaction({ chain: null, to: deposit, value: parseEther('0.004') });
+    expect((await pub.waitForTransactionReceipt({ hash: pay })).status).toBe('success');
+    expect((await untilOrderStatus(svc, id, ['underfunded'], 15_000)).status).toBe('underfunded');
+    const before = await pub.getBalance({ address: account.address });
+
+    expect((await svc.post(`${svc.devUrl}/orders/${id}/unwind`, {})).status).toBe(200);
+    let done = await untilOrderStatus(svc, id, ['expired'], 20_000);
+    for (const end = Date.now() + 20_000; !done.refunds && Date.now() < end; ) {
+      await new Promise((r) => setTimeout(r, 100));
+      done = (await (await fetch(`${svc.url}/order/${id}`)).json()) as Record<string, any>;
+    }
+    const [refund] = done.refunds as Array<{ amount: string; tx_id: string; to_address: string }>;
+    expect(refund!.to_address.toLowerCase()).toBe(account.address.toLowerCase());
+    const refunded = parseAmount(refund!.amount, BASE_ETH, 'formatted', 'amount');
+    const receipt = await pub.getTransactionReceipt({ hash: refund!.tx_id as Hex });
+    expect(receipt.status).toBe('success');
+    expect(receipt.from.toLowerCase()).toBe(deposit.toLowerCase());
+    expect(refunded).toBeGreaterThan(parseEther('0.0039'));
+    expect(await pub.getBalance({ address: account.address })).toBe(before + refunded);
+    const report = await runAudit({ store: svc.service.store, chains: svc.service.chains, recheck: { times: 2, delayMs: 200 } });
+    expect(report.findings).toEqual([]);
+    expect(report.clean).toBe(true);
+  }, 60_000);
+});
