@@ -124,6 +124,10 @@ export function outboxHashes(entry: OutboxEntry): Hex[] {
   return [entry.hash, ...(entry.replacements ?? []).map((r) => r.hash)];
 }
 
+interface Fees {
+  maxFeePerGas: bigint;
+  maxPriorityFeePerGas: bigint;
+}
 
 /** Fees that replace `last` in a node's pool: `now`'s, and at least REPLACEMENT_BUMP over `last`'s. */
 function outbidding(last: Fees, now: Fees): Fees {
@@ -131,11 +135,6 @@ function outbidding(last: Fees, now: Fees): Fees {
   const max = (a: bigint, b: bigint) => (a > b ? a : b);
   const maxPriorityFeePerGas = max(now.maxPriorityFeePerGas, bump(last.maxPriorityFeePerGas));
   return { maxPriorityFeePerGas, maxFeePerGas: max(max(now.maxFeePerGas, bump(last.maxFeePerGas)), maxPriorityFeePerGas) };
-}
-
-interface Fees {
-  maxFeePerGas: bigint;
-  maxPriorityFeePerGas: bigint;
 }
 
 /** The bytes to broadcast: the last signed (highest fees). */
