@@ -27,9 +27,9 @@ export interface GasDeskDeps {
 export interface GasDesk {
   /** Per send from a deposit address on the chain, the gas it cost. */
   spend(evm: EvmChain): Promise<GasDeskSpend[]>;
-  /** Tops `from` up with the ETH its send of `amount` to `to` needs, once per shortfall (keys `<key>:gas`…); `held` is
-   *  what the books hold of `asset` at `from` (the order's money, which gas is never paid out of). */
-  fund(evm: EvmChain, key: string, asset: AssetId, from: Address, to: Address, amount: bigint, held: bigint): Promise<void>;
+  /** Tops `from` up with the ETH its send of `amount` to `to` needs, once per shortfall (keys `<key>:gas`…); `ethHeld`
+   *  is what the books hold of the native coin at `from` (orders' money, which gas is never paid out of). */
+  fund(evm: EvmChain, key: string, asset: AssetId, from: Address, to: Address, amount: bigint, ethHeld: bigint): Promise<void>;
 }
 
 export function gasDesk(deps: GasDeskDeps): GasDesk {
@@ -70,11 +70,11 @@ export function gasDesk(deps: GasDeskDeps): GasDesk {
    * the dust a send leaves unspent stays on the deposit address as the gas account's money. `gasDesk()` answers the
    * spend per send, which the money audit sets beside what each order was charged.
    */
-  async function fundGas(evm: EvmChain, key: string, asset: AssetId, from: Address, to: Address, amount: bigint, held: bigint): Promise<void> {
+  async function fundGas(evm: EvmChain, key: string, asset: AssetId, from: Address, to: Address, amount: bigint, ethHeld: bigint): Promise<void> {
     const native: AssetId = `evm:${evm.chainId}.${NATIVE_EVM_ADDRESS}`;
-    // Of the address's ETH, what the books hold for its order is the order's: gas is paid above it, never out of it,
-    // or the order's later sends from the address (the step's input after its cost) would find less than they move.
-    const kept = assetById(asset).native ? (held > amount ? held : amount) : 0n;
+    // Of the address's ETH, what the books hold there is orders' money: gas is paid above it, never out of it, or a
+    // later send from the address (the step's input after its cost, a refund) would find less than it moves.
+    const kept = assetById(asset).native && amount > ethHeld ? amount : ethHeld;
     for (let n = 1; n <= MAX_GAS_TOPUPS; n++) {
       const topUpKey = n === 1 ? `${key}:gas` : `${key}:gas:${n}`;
       const stored = await evm.outboxEntry(topUpKey);

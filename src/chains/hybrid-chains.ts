@@ -15,6 +15,7 @@ import { confirmationsAt } from './blocks.js';
 import { boundLedger } from './bound-ledger.js';
 import { BlockNotFoundError, isAddress, type Address, type Hex } from 'viem';
 import { privateKeyToAddress } from 'viem/accounts';
+import { NATIVE_EVM_ADDRESS } from '../assets/registry.js';
 import type { AssetId, ChainName } from '../assets/types.js';
 import { InvalidAddress, InvalidRequest } from '../errors.js';
 import type { Logger } from '../log.js';
@@ -208,10 +209,8 @@ export function openHybridChains(opts: HybridChainsOptions): HybridChains {
     }
     // The books must allow it before real money moves: the treasury on chain holds more than any one holding owns.
     // One order's transfers run one at a time, so this check and the booking below do not race for its accounts.
-    let held = 0n;
     if (!isUnbounded(accountKey(req.chain, req.from))) {
       const balance = await sim.balanceOf(req.chain, req.from, req.asset);
-      held = balance;
       if (typeof req.amount === 'bigint' && balance < req.amount) {
         throw new InsufficientFunds(`${req.from} holds ${balance} of ${req.asset} on ${req.chain}, less than the ${req.amount} to send.`, {
           chain: req.chain, asset: req.asset, address: req.from, balance: String(balance), amount: String(req.amount),
@@ -220,10 +219,15 @@ export function openHybridChains(opts: HybridChainsOptions): HybridChains {
     }
     // Before the router's first send on the chain, what its accounts held (the reconciliation's starting point).
     await accounts.baseline(evm);
-    // The router's own accounts hold ETH; a deposit address holds only what the user sent.
+    // The router's own accounts hold ETH; a deposit address holds only what the user sent, and its native coin in the
+    // books is orders' money: gas is topped up above it and the send may not reach into what stays after it.
+    const fromDeposit = from !== treasury && from !== gasAccount;
+    const native: AssetId = `evm:${evm.chainId}.${NATIVE_EVM_ADDRESS}`;
+    const ethHeld = fromDeposit ? await sim.balanceOf(req.chain, req.from, native) : 0n;
     // Signed already: the send only waits for its transaction, whose gas was settled before it was signed.
-    if (!signed && from !== treasury && from !== gasAccount) await desk.fund(evm, req.key, req.asset, from, to, req.amount, held);
-    const sent = await evm.send({ key: req.key, asset: req.asset, from, to, amount: req.amount });
+    if (!signed && fromDeposit) await desk.fund(evm, req.key, req.asset, from, to, req.amount, ethHeld);
+    const keep = ethHeld - (req.asset === native ? req.amount : 0n);
+    const sent = await evm.send({ key: req.key, asset: req.asset, from, to, amount: req.amount, ...(keep > 0n ? { keep } : {}) });
     await remember(req.key, { txId: sent.txId, block: sent.block });
     // Booked as sent: after a crash between the two, the outbox's transaction is the truth for this key.
     const booked = await sim.transfer({ ...req, asset: sent.asset, amount: sent.amount });

@@ -85,6 +85,9 @@ export interface EvmSendRequest {
   from: string;
   to: string;
   amount: bigint;
+  /** Native coin at `from` the send must leave in place (what the books hold there for an order beyond this send):
+   *  the preflight refuses a send whose value and gas at its fee cap would reach into it. */
+  keep?: bigint;
 }
 
 /** What the outbox keeps per key: enough to rebroadcast and to answer the Transfer without the request. */
@@ -451,7 +454,7 @@ export function openEvmChain(opts: EvmChainOptions): EvmChain {
     // Plain value transfers cost exactly their estimate; contract calls get headroom for state that changes before mining.
     if (gas !== 21_000n) gas = (gas * 6n) / 5n;
     const eth = await client.getBalance({ address: from });
-    const needed = gas * fees.maxFeePerGas + tx.value;
+    const needed = gas * fees.maxFeePerGas + tx.value + (req.keep ?? 0n);
     if (eth < needed) throw insufficient(eth, needed);
     return gas;
   }

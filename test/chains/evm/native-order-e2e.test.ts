@@ -1,12 +1,16 @@
 // Family A orders paying native ETH on a real base node. The deposit address's ETH is the order's money: the gas of
 // its sends (the step's cost, then its input; a refund) is topped up by the gas account above it, never paid out of
-// it, so each later send still finds what the books say the address holds.
+// it, so each later send still finds what the books say the address holds, even when the base fee rises between a
+// top-up and its send (the send is refused before it is signed, and the next try tops up again).
 import { describe, expect, it } from 'vitest';
 import { createPublicClient, createWalletClient, erc20Abi, getAddress, http, parseEther, type Address, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { runAudit } from '../../../src/orders/audit-run.js';
 import { parseAmount, parseChainAsset } from '../../../src/assets/index.js';
-import type { AnvilNode } from '../../../src/chains/evm/anvil.js';
+import { rpcCall, type AnvilNode } from '../../../src/chains/evm/anvil.js';
+import type { EvmSendRequest } from '../../../src/chains/evm/ledger.js';
+import type { HybridChains } from '../../../src/chains/hybrid-chains.js';
+import { COST_TABLE } from '../../../src/routing/costing.js';
 import type { RunningService } from '../../support/service.js';
 import { DEV_ROLES, useServiceOnBase, tokenAddress, untilOrderStatus } from './support.js';
 
@@ -79,4 +83,40 @@ describe('native ETH orders on a real base node', () => {
     expect(report.findings).toEqual([]);
     expect(report.clean).toBe(true);
   }, 60_000);
+
+  it('the base fee rising above the priced gas price between a top-up and its send: the order is still delivered, its ETH untouched by gas', async () => {
+    // The service's base adapter, wrapped so the fee rises right after the first top-up is mined (the embedded
+    // service's chains are the hybrid facade whenever a real chain is configured).
+    const evm = (svc.service.chains as HybridChains).real.get('base')!;
+    const send = evm.send;
+    let raised = false;
+    evm.send = async (req: EvmSendRequest) => {
+      const sent = await send(req);
+      if (!raised && req.key.endsWith(':gas')) {
+        raised = true;
+        await rpcCall(node.url, 'anvil_setNextBlockBaseFeePerGas', [`0x${(COST_TABLE.gasPriceWei.base! * 2n).toString(16)}`]);
+        await rpcCall(node.url, 'evm_mine', []);
+      }
+      return sent;
+    };
+    try {
+      const { pub, wallet } = await sender();
+      const { id, deposit, destination } = await orderEth('0.01');
+      await pub.waitForTransactionReceipt({ hash: await wallet.sendTransaction({ chain: null, to: deposit, value: parseEther('0.01') }) });
+      const done = await untilOrderStatus(svc, id, ['delivered', 'stalled', 'frozen', 'refunded'], 30_000);
+      expect(raised).toBe(true);
+      expect(done.status).toBe('delivered');
+      const amountOut = parseAmount(done.amount_out, parseChainAsset('base.usdt', 'to'), 'formatted', 'amount_out');
+      expect(await pub.readContract({ address: USDT, abi: erc20Abi, functionName: 'balanceOf', args: [destination] })).toBe(amountOut);
+      expect(await svc.service.chains.balanceOf('base', deposit, BASE_ETH.id)).toBe(0n);
+      // Sends above the priced price are recorded as undercharged gas (the documented loss of a fee spike); nothing else.
+      const report = await runAudit({ store: svc.service.store, chains: svc.service.chains, recheck: { times: 2, delayMs: 200 } });
+      expect(report.findings.filter((f) => f.kind !== 'gas_undercharged')).toEqual([]);
+      expect(report.accounts.every((a) => a.difference === 0n)).toBe(true);
+    } finally {
+      evm.send = send;
+      await rpcCall(node.url, 'anvil_setNextBlockBaseFeePerGas', [`0x${(COST_TABLE.gasPriceWei.base! / 2n).toString(16)}`]);
+      await rpcCall(node.url, 'evm_mine', []);
+    }
+  }, 90_000);
 });
