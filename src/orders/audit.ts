@@ -427,10 +427,11 @@ function gasRows(input: AuditInput): GasDeskRow[] {
     const fromVault = (address: string) => accountKey(o.sourceChain, address) === vault;
     const asset = o.route.from;
     // Every cost taken from the deposit address pays for a send from it: the steps' (the first step's, the route
-    // back's from there) and the refunds'.
+    // back's from there) and the refunds', those of a payment still waiting for its retry included (costs ahead).
     const charged =
       o.legs.filter((l) => fromVault(l.holder) && l.from === asset).reduce((a, l) => a + l.cost, 0n) +
-      o.refunds.filter((r) => fromVault(r.from) && r.asset === asset).reduce((a, r) => a + r.cost, 0n);
+      o.refunds.filter((r) => fromVault(r.from) && r.asset === asset).reduce((a, r) => a + r.cost, 0n) +
+      (o.costsAhead ?? []).filter((c) => fromVault(c.address) && c.asset === asset).reduce((a, c) => a + c.amount, 0n);
     const prices = input.quotePrices?.get(o.id);
     const spentWei = mine.reduce((a, g) => a + g.fee, 0n);
     out.push({

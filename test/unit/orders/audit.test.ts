@@ -382,6 +382,18 @@ describe('gas of deposit addresses on real chains: spent beside charged, per ord
     expect(renderAudit(auditJson(r))).toMatch(/o-dear +gas_undercharged +the sends from 0xAbCdEf0+2 cost 10000000000001 wei of gas on base; the order was charged 30000/);
   });
 
+  it('a refund\'s cost taken from the deposit address ahead of its payment counts as charged while the payment waits', async () => {
+    const o = await executed('o-ahead', DEP_1);
+    const r = auditMoney({
+      orders: [{ ...o, costsAhead: [{ chain: 'base', asset: BASE_USDC, address: DEP_1, amount: 20_000n }] }],
+      transfers: await chains.transfers(), balances: await chains.balances(),
+      gasDesk: [{ chain: 'base', key: 'o-ahead:refund:x:0', fee: CHARGED_WEI, toppedUp: CHARGED_WEI }],
+      quotePrices: new Map([['o-ahead', prices]]),
+    });
+    expect(r.gas).toMatchObject([{ order: 'o-ahead', charged: 50_000n, chargedWei: (CHARGED_WEI * 5n) / 3n, spentWei: CHARGED_WEI }]);
+    expect(r.findings.filter((f) => f.kind === 'gas_undercharged')).toEqual([]);
+  });
+
   it('without the quote\'s prices the charge is not converted: the row says so and nothing is compared', async () => {
     const o = await executed('o-unpriced', DEP_1);
     const r = auditMoney({
