@@ -117,7 +117,7 @@ export async function composeActorHost(
     quoteKind({ router, prices: market, clock }),
     orderKind({
       clock, vaults, chains, market, router, policy: config.orders, limits: config.orders.maxDeposit, onVault: deposits.register,
-      vaultAt: drawn, vaultKeys,
+      vaultAt: drawn, vaultKeys, logger,
     }),
   ];
   return { chains, deposits, kinds, market, closeVaults: async () => ahead?.close() };

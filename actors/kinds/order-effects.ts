@@ -18,6 +18,7 @@ import { costKey, deliveryKey, FEES_ACCOUNT, holdingAccount, type PlannedRefund 
 import type { RouteRequest, RoutingResult } from '../../src/routing/types.js';
 import type { Vaults } from '../../src/vaults/index.js';
 import type { Market, VenueExecution } from '../../src/venues/types.js';
+import type { Logger } from '../../src/log.js';
 import { afterStored } from '../write-ahead.js';
 
 export interface OrderEffectDeps {
@@ -29,6 +30,9 @@ export interface OrderEffectDeps {
   router?: { route(req: RouteRequest): Promise<RoutingResult> };
   /** Called with every new deposit address before the order can show it (the deposit feed registers it). */
   onVault?: (chain: ChainName, address: string, orderId: string, asset: AssetId) => Promise<void>;
+  /** A delivery or refund the chain refused is retried with backoff, up to every 15 minutes, for as long as it
+   *  fails; each failure is logged here at warn with its reason (an address that can never be paid shows only so). */
+  logger?: Logger;
 }
 
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
@@ -105,6 +109,7 @@ export function orderEffects(deps: OrderEffectDeps) {
         const t = await move(deliveryKey(d.orderId), d.asset, d.holder, d.to, d.amountIn - cost);
         return { status: 'delivered', txId: t?.txId ?? '', amountOut: t?.amount ?? 0n, cost, at: clock.now() };
       } catch (err) {
+        deps.logger?.warn({ orderId: d.orderId, key: deliveryKey(d.orderId), to: d.to, err: message(err) }, 'delivery refused; retried later');
         return { status: 'failed', error: message(err), at: clock.now() };
       }
     }),
@@ -120,6 +125,7 @@ export function orderEffects(deps: OrderEffectDeps) {
         }
         return { status: 'paid', txId: t?.txId ?? null, at: clock.now() };
       } catch (err) {
+        deps.logger?.warn({ key: r.key, to: r.to, reason: r.reason, err: message(err) }, 'refund refused; retried later');
         return { status: 'failed', error: message(err), at: clock.now() };
       }
     }),
