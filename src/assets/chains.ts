@@ -4,13 +4,13 @@ import { CHAIN_NAMES, type Chain, type ChainName } from './types.js';
 
 export const CHAINS: Readonly<Record<ChainName, Chain>> = {
   ethereum: { name: 'ethereum', kind: 'evm', evmChainId: 1, nativeSymbol: 'ETH' },
-  base: { name: 'base', kind: 'evm', evmChainId: 8453, nativeSymbol: 'ETH' },
+  base: { name: 'base', kind: 'evm', evmChainId: 8453, nativeSymbol: 'ETH', opStack: true },
   arbitrum: { name: 'arbitrum', kind: 'evm', evmChainId: 42161, nativeSymbol: 'ETH' },
   // Robinhood Chain mainnet, an Arbitrum Orbit L2 with ETH for gas (docs.robinhood.com/chain/connecting lists
   // mainnet 4663; 46630 is its testnet, which an earlier draft used).
   robinhood: { name: 'robinhood', kind: 'evm', evmChainId: 4663, nativeSymbol: 'ETH' },
   // Ink (Kraken's OP Stack L2).
-  ink: { name: 'ink', kind: 'evm', evmChainId: 57073, nativeSymbol: 'ETH' },
+  ink: { name: 'ink', kind: 'evm', evmChainId: 57073, nativeSymbol: 'ETH', opStack: true },
   bitcoin: { name: 'bitcoin', kind: 'bitcoin', nativeSymbol: 'BTC' },
   // HyperCore (Hyperliquid's L1 order book), not HyperEVM: assets are spot token ids.
   hyperliquid: { name: 'hyperliquid', kind: 'hyperliquid', nativeSymbol: 'HYPE' },

@@ -13,6 +13,9 @@ export interface Chain {
   evmChainId?: number;
   /** Symbol of the native coin (ETH, BTC, HYPE). */
   nativeSymbol: string;
+  /** An OP Stack rollup: every transaction also pays an L1 data fee beside its gas, read from the chain's gas price
+   *  oracle (Arbitrum-style chains fold theirs into the gas used instead). */
+  opStack?: true;
 }
 
 /**

@@ -2,7 +2,7 @@
 // account tops it up with exactly what the send can cost (its gas limit × fee cap), keyed so a retried send never tops
 // up twice; and, per send, what its gas cost (its own fee and its top-ups'), which the money audit sets beside what
 // each order was charged (src/chains/README.md, gas desk).
-import { encodeFunctionData, erc20Abi, type Address } from 'viem';
+import { encodeFunctionData, erc20Abi, type Address, type Hex } from 'viem';
 import { NATIVE_EVM_ADDRESS, assetById } from '../assets/registry.js';
 import type { AssetId } from '../assets/types.js';
 import { InvalidRequest, RouterError, Unavailable } from '../errors.js';
@@ -100,20 +100,23 @@ export function gasDesk(deps: GasDeskDeps): GasDesk {
     if (have < need) throw new Unavailable(`${evm.chain}: ${from} still lacks gas for ${key} after ${MAX_GAS_TOPUPS} top-ups; retry later.`);
   }
 
-  /** What the address must hold for the send: its gas limit × fee cap, above the native money `kept` for its order. */
+  /** What the address must hold for the send: its gas limit × fee cap (and an OP Stack chain's L1 data fee), above the
+   *  native money `kept` for its order. */
   async function gasNeed(evm: EvmChain, asset: AssetId, from: Address, to: Address, amount: bigint, kept: bigint): Promise<{ need: bigint; have: bigint }> {
     const a = assetById(asset);
-    const call = a.native
+    const call: { to: Address; value: bigint; data?: Hex } = a.native
       ? { to, value: amount }
-      : { to: a.address as Address, data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [to, amount] }) };
+      : { to: a.address as Address, value: 0n, data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [to, amount] }) };
     try {
       let gas = await evm.client.estimateGas({ account: from, ...call });
       // The send's preflight adds 20 % to contract calls; the top-up must cover what it will ask for.
       if (gas !== 21_000n) gas = (gas * 6n) / 5n;
-      // The fees the send will offer: the top-up is its gas limit × fee cap, the most it can cost.
+      // The fees the send will offer: the top-up is its gas limit × fee cap, the most it can cost, plus an OP Stack
+      // chain's L1 data fee with a quarter more, since it follows the L1's fees between the top-up and the signing.
       const fees = await evm.fees();
+      const l1 = await evm.l1Fee({ ...call, gas });
       const have = await evm.client.getBalance({ address: from });
-      return { need: gas * fees.maxFeePerGas + kept, have };
+      return { need: gas * fees.maxFeePerGas + (l1 * 5n) / 4n + kept, have };
     } catch (err) {
       if (err instanceof RouterError) throw err;
       if (!rpcError(err)) throw new Unavailable(`${evm.chain}: RPC unreachable: ${rpcReason(err)}`);

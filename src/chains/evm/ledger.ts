@@ -28,6 +28,7 @@ import { InsufficientFunds } from '../errors.js';
 import type { Deposit, Transfer } from '../types.js';
 import { BlockHashes, findReorg, type Reorg } from './block-hashes.js';
 import { ChainMoved, TransferDropped, TransferPending, TransferRejected, TransferReverted } from './errors.js';
+import { opStackL1Fee, receiptL1Fee } from './l1-fee.js';
 import { MinedSends, type MinedAgain, type UnrestoredSend } from './mined-sends.js';
 import { NonceManager, Locks } from './nonces.js';
 import { FEE_TOO_LOW, classifyBroadcastError, mapLimit, rpcError, rpcReason, sleep, type BroadcastOutcome } from './rpc.js';
@@ -176,6 +177,8 @@ export interface EvmChain {
   outboxEntry(key: string): Promise<OutboxEntry | null>;
   /** Every transaction signed on this chain through this adapter (nonce fillers included), with its receipt if mined. */
   signed(): Promise<SignedTx[]>;
+  /** The L1 data fee an OP Stack chain charges such a transaction beside its gas (`l1-fee.ts`); 0 on other chains. */
+  l1Fee(tx: { to: Address; value: bigint; data?: Hex; gas: bigint }): Promise<bigint>;
   /** The fees a send signed now offers per gas (see `feesPerGas`): what a gas top-up must cover. */
   fees(): Promise<{ maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }>;
   balanceOf(address: string, asset: AssetId): Promise<bigint>;
@@ -418,7 +421,7 @@ export function openEvmChain(opts: EvmChainOptions): EvmChain {
     }
     return mapLimit(entries, 8, async (entry) => {
       const r = await minedReceipt(entry);
-      return { entry, mined: r ? { block: Number(r.blockNumber), success: r.status === 'success', fee: r.gasUsed * r.effectiveGasPrice } : null };
+      return { entry, mined: r ? { block: Number(r.blockNumber), success: r.status === 'success', fee: r.gasUsed * r.effectiveGasPrice + receiptL1Fee(r) } : null };
     });
   }
 
@@ -454,9 +457,13 @@ export function openEvmChain(opts: EvmChainOptions): EvmChain {
     // Plain value transfers cost exactly their estimate; contract calls get headroom for state that changes before mining.
     if (gas !== 21_000n) gas = (gas * 6n) / 5n;
     const eth = await client.getBalance({ address: from });
-    const needed = gas * fees.maxFeePerGas + tx.value + (req.keep ?? 0n);
+    const needed = gas * fees.maxFeePerGas + tx.value + (await l1Fee({ ...tx, gas })) + (req.keep ?? 0n);
     if (eth < needed) throw insufficient(eth, needed);
     return gas;
+  }
+
+  function l1Fee(tx: { to: Address; value: bigint; data?: Hex; gas: bigint }): Promise<bigint> {
+    return CHAINS[chain].opStack ? opStackL1Fee(client, chainId, tx) : Promise.resolve(0n);
   }
 
   async function broadcastRaw(raw: Hex): Promise<BroadcastOutcome> {
@@ -732,6 +739,7 @@ export function openEvmChain(opts: EvmChainOptions): EvmChain {
     outboxEntry,
     signed,
     fees: feesPerGas,
+    l1Fee,
     balanceOf,
     async confirmations(tx) {
       return confirmationsAt(await height(), tx.block);
