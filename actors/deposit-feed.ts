@@ -198,7 +198,7 @@ export function createDepositFeed(deps: DepositFeedDeps): DepositFeed {
     if (required > 1) await pass(chain, 'seen', height, required);
     await pass(chain, 'confirmed', height - Math.max(required, 1) + 1, required);
     // After the passes, whose scans remember the hashes a send's block is judged by.
-    await chains.restoreReorgedSends?.(chain);
+    await chains.restoreReorgedSends?.(chain, height);
   }
 
   // The chains are polled together: a slow or failing chain holds back no other, and their cursor writes of one poll

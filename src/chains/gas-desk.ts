@@ -3,7 +3,7 @@
 // up twice; and, per send, what its gas cost (its own fee and its top-ups'), which the money audit sets beside what
 // each order was charged (src/chains/README.md, gas desk).
 import { encodeFunctionData, erc20Abi, type Address, type Hex } from 'viem';
-import { NATIVE_EVM_ADDRESS, assetById } from '../assets/registry.js';
+import { assetById } from '../assets/registry.js';
 import type { AssetId } from '../assets/types.js';
 import { InvalidRequest, RouterError, Unavailable } from '../errors.js';
 import type { Logger } from '../log.js';
@@ -71,7 +71,7 @@ export function gasDesk(deps: GasDeskDeps): GasDesk {
    * spend per send, which the money audit sets beside what each order was charged.
    */
   async function fundGas(evm: EvmChain, key: string, asset: AssetId, from: Address, to: Address, amount: bigint, ethHeld: bigint): Promise<void> {
-    const native: AssetId = `evm:${evm.chainId}.${NATIVE_EVM_ADDRESS}`;
+    const native = evm.nativeAsset;
     // Of the address's ETH, what the books hold there is orders' money: gas is paid above it, never out of it, or a
     // later send from the address (the step's input after its cost, a refund) would find less than it moves.
     const kept = assetById(asset).native && amount > ethHeld ? amount : ethHeld;

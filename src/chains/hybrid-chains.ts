@@ -15,7 +15,6 @@ import { confirmationsAt } from './blocks.js';
 import { boundLedger } from './bound-ledger.js';
 import { BlockNotFoundError, isAddress, type Address, type Hex } from 'viem';
 import { privateKeyToAddress } from 'viem/accounts';
-import { NATIVE_EVM_ADDRESS } from '../assets/registry.js';
 import type { AssetId, ChainName } from '../assets/types.js';
 import { InvalidAddress, InvalidRequest } from '../errors.js';
 import type { Logger } from '../log.js';
@@ -209,8 +208,10 @@ export function openHybridChains(opts: HybridChainsOptions): HybridChains {
     }
     // The books must allow it before real money moves: the treasury on chain holds more than any one holding owns.
     // One order's transfers run one at a time, so this check and the booking below do not race for its accounts.
+    let held: bigint | null = null;
     if (!isUnbounded(accountKey(req.chain, req.from))) {
       const balance = await sim.balanceOf(req.chain, req.from, req.asset);
+      held = balance;
       if (typeof req.amount === 'bigint' && balance < req.amount) {
         throw new InsufficientFunds(`${req.from} holds ${balance} of ${req.asset} on ${req.chain}, less than the ${req.amount} to send.`, {
           chain: req.chain, asset: req.asset, address: req.from, balance: String(balance), amount: String(req.amount),
@@ -222,8 +223,8 @@ export function openHybridChains(opts: HybridChainsOptions): HybridChains {
     // The router's own accounts hold ETH; a deposit address holds only what the user sent, and its native coin in the
     // books is orders' money: gas is topped up above it and the send may not reach into what stays after it.
     const fromDeposit = from !== treasury && from !== gasAccount;
-    const native: AssetId = `evm:${evm.chainId}.${NATIVE_EVM_ADDRESS}`;
-    const ethHeld = fromDeposit ? await sim.balanceOf(req.chain, req.from, native) : 0n;
+    const native = evm.nativeAsset;
+    const ethHeld = !fromDeposit ? 0n : req.asset === native && held !== null ? held : await sim.balanceOf(req.chain, req.from, native);
     // Signed already: the send only waits for its transaction, whose gas was settled before it was signed.
     if (!signed && fromDeposit) await desk.fund(evm, req.key, req.asset, from, to, req.amount, ethHeld);
     const keep = ethHeld - (req.asset === native ? req.amount : 0n);
@@ -496,10 +497,10 @@ export function openHybridChains(opts: HybridChainsOptions): HybridChains {
       const evm = evmOf(chain);
       return evm ? vanishedReal(evm, fromBlock) : [];
     },
-    async restoreReorgedSends(chain) {
+    async restoreReorgedSends(chain, height) {
       const evm = evmOf(chain);
       if (!evm) return;
-      for (const again of await evm.watchSends()) {
+      for (const again of await evm.watchSends(height)) {
         // Gas top-ups are not in the books; a booked send is listed at the block it is mined in now.
         const booked = await realTxOf(again.key);
         if (booked && !booked.vanished) await remember(again.key, { txId: again.txId, block: again.block });

@@ -3,7 +3,7 @@
 // held is stored before the router's first send on the chain; the reconciliation then reads
 // `on chain = float + booked − fees + in flight` (src/chains/README.md has the rule), which the money audit reports.
 import { erc20Abi, type Address } from 'viem';
-import { NATIVE_EVM_ADDRESS, assetById, assetsOn } from '../assets/registry.js';
+import { assetById, assetsOn } from '../assets/registry.js';
 import type { AssetId, ChainName } from '../assets/types.js';
 import type { Logger } from '../log.js';
 import { FEES_ACCOUNT, holdingAccount } from '../orders/money.js';
@@ -115,7 +115,7 @@ export function routerAccounts(deps: RouterAccountsDeps): RouterAccounts {
     const block = await evm.height();
     const signed = await evm.signed();
     const sums = await internalSums(evm.chain);
-    const native: AssetId = `evm:${evm.chainId}.${NATIVE_EVM_ADDRESS}`;
+    const native = evm.nativeAsset;
     const minedBy = (m: { block: number } | null): boolean => m !== null && m.block <= block;
     const out: AccountReconciliation[] = [];
 

@@ -114,9 +114,10 @@ export interface DepositWatcher {
   /**
    * Chains whose mined blocks can be replaced: broadcasts again the router's own sends that a reorg took off the
    * chain after they were booked (the same signed transactions), and books each at its new block once mined again.
-   * The deposit scanner calls it after each pass, since a send's block is judged by the hashes the scan remembers.
+   * The deposit scanner calls it after each pass, since a send's block is judged by the hashes the scan remembers,
+   * with the height it scanned to.
    */
-  restoreReorgedSends?(chain: ChainName): Promise<void>;
+  restoreReorgedSends?(chain: ChainName, height: number): Promise<void>;
 }
 
 /** Blocks replaced since they were scanned. */

@@ -26,6 +26,7 @@ export async function opStackL1Fee(client: PublicClient, chainId: number, tx: { 
 
 /** The L1 data fee an OP Stack node reports in a receipt (`l1Fee`, beside the standard fields), else 0. */
 export function receiptL1Fee(receipt: TransactionReceipt): bigint {
+  // viem keeps a field it does not format as the node wrote it: a hex quantity.
   const fee: unknown = 'l1Fee' in receipt ? receipt.l1Fee : undefined;
-  return typeof fee === 'string' && fee.startsWith('0x') ? BigInt(fee) : typeof fee === 'bigint' ? fee : 0n;
+  return typeof fee === 'string' && fee.startsWith('0x') ? BigInt(fee) : 0n;
 }

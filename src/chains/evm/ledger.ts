@@ -157,6 +157,8 @@ export interface EvmChain {
   readonly chainId: number;
   readonly client: PublicClient;
   readonly requiredConfirmations: number;
+  /** The chain's native coin (ETH), as the registry names it. */
+  readonly nativeAsset: AssetId;
   /** Latest block number. */
   height(): Promise<number>;
   /** Native value transfers (successful transactions with value > 0) and registry-token Transfer logs in the blocks
@@ -169,8 +171,8 @@ export interface EvmChain {
   /** Moves `amount` once per key (see file header); a mined revert throws TransferReverted. */
   send(req: EvmSendRequest): Promise<Transfer>;
   /** Broadcasts again the sends a reorg removed after their receipt was read (`mined-sends.ts`); answers those mined
-   *  again since the last call, at their new blocks. */
-  watchSends(): Promise<MinedAgain[]>;
+   *  again since the last call, at their new blocks. `height`: the chain's, when the caller has just read it. */
+  watchSends(height?: number): Promise<MinedAgain[]>;
   /** The sends a reorg removed that the router gave up or holds (`mined-sends.ts`): in the books, not on chain. */
   unrestoredSends(): Promise<UnrestoredSend[]>;
   /** The outbox entry of a key, or null. */
@@ -726,6 +728,7 @@ export function openEvmChain(opts: EvmChainOptions): EvmChain {
     chainId,
     client,
     requiredConfirmations: required,
+    nativeAsset: nativeId,
     height,
     scan,
     async checkReorg(upTo) {
@@ -734,7 +737,7 @@ export function openEvmChain(opts: EvmChainOptions): EvmChain {
     },
     vanished: (deposits) => vanishedDeposits(client, deposits),
     send,
-    watchSends: () => mined.watch(),
+    watchSends: (height) => mined.watch(height),
     unrestoredSends: () => mined.unrestored(),
     outboxEntry,
     signed,

@@ -125,13 +125,13 @@ export class MinedSends {
   /**
    * One look at every watched send, in the order first mined: those whose block the scan now remembers with another
    * hash or the chain no longer reaches, and those already off the chain, are read again (see the file header).
-   * Answers the sends mined again since the last look.
+   * Answers the sends mined again since the last look. `known`: the chain's height when the caller has just read it.
    */
-  watch(): Promise<MinedAgain[]> {
+  watch(known?: number): Promise<MinedAgain[]> {
     return this.lock.run(this.deps.chain, async () => {
       const list = await this.read<MinedSend>(MINED_SENDS_SPACE);
       if (list.length === 0) return [];
-      const height = await this.deps.height();
+      const height = known ?? (await this.deps.height());
       const unrestored = await this.read<UnrestoredSend>(UNRESTORED_SENDS_SPACE);
       const given = unrestored.length;
       // Sends share blocks: each block's remembered hash is read once per look.
