@@ -5,11 +5,15 @@
 // step is the command it always was, so the guarantees are theirs: one quote binds one order, and a repeat after a
 // failure between the two completes the creation of the order the quote is already bound to. An order selling more than
 // its asset's deposit limit is refused before anything is bound.
+// When this host creates the order, the creation does not wait for the bind to be stored: the order's first write
+// follows the bind's (a WriteTicket), so the store commits both together or the bind first, and refuses the order when
+// it refuses the bind. The answer waits for both: no order is ever stored for a quote whose bind is not.
 import type { ActorRef, Bus, EnvelopeHandler, Reply } from '../src/bus/types.js';
-import { toErrorData } from '../src/errors.js';
+import { SnapshotConflict, toErrorData, Unavailable } from '../src/errors.js';
 import { assertWithinLimit, NO_LIMITS, type DepositLimits } from '../src/orders/limits.js';
 import type { OrderView } from '../src/orders/types.js';
 import { isCommandOf, type OrderCreate } from '../src/protocol/index.js';
+import { WriteTicket } from '../src/store/write-ticket.js';
 import type { Runtime } from './runtime.js';
 
 export interface PlacementDeps {
@@ -32,14 +36,29 @@ export function withOrderPlacement(runtime: Pick<Runtime, 'handle' | 'ask'>, dep
     } catch (err) {
       return { ok: false, error: toErrorData(err) };
     }
-    const bound = await runtime.ask({ kind: 'quote', id: ref.id }, { type: 'quote.bind', orderId: proposed, toAddress, refundAddress }, requestId);
+    const bind = new WriteTicket();
+    const bound = await runtime.ask({ kind: 'quote', id: ref.id }, { type: 'quote.bind', orderId: proposed, toAddress, refundAddress }, requestId, { queuedUnder: bind });
     if (!bound.ok) return bound;
     const order: ActorRef<'order'> = { kind: 'order', id: bound.value.orderId };
     const create: OrderCreate = { type: 'order.create', quote, toAddress, refundAddress, ...(terms === undefined ? {} : { terms }) };
-    const created = deps.holds(order) ? await runtime.ask(order, create, requestId) : await overBus(deps.bus, order, create, requestId);
+    const here = deps.holds(order);
+    // Another host's store write cannot follow this one's: the bind is stored before the order is asked for there.
+    const created = here ? await runtime.ask(order, create, requestId, { after: bind }) : await stored(bind).then((failed) => failed ?? overBus(deps.bus, order, create, requestId));
+    const bindFailed = here ? await stored(bind) : null;
     if (!created.ok) return created;
+    if (bindFailed) return bindFailed;
     return { ok: true, value: { orderId: order.id, order: created.value } };
   };
+}
+
+/** Waits for the write `ticket` tied (if any); its refusal comes back as the failed reply the runtime gives for it. */
+async function stored(ticket: WriteTicket): Promise<{ ok: false; error: ReturnType<typeof toErrorData> } | null> {
+  try {
+    await ticket.settled;
+    return null;
+  } catch (err) {
+    return { ok: false, error: toErrorData(err instanceof SnapshotConflict ? new Unavailable('The actor is moving; try again.') : err) };
+  }
 }
 
 /** The creation on the host that holds the order's shard; its failure comes back as the reply it was. */

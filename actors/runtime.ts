@@ -1,7 +1,9 @@
 // The actor host: activates actors from snapshots, one mailbox per actor, persists every new snapshot with a
 // version check before it answers (except those its kind calls transient) and before the effects it starts do their
 // work, creates an actor whose input needs a durable counter in one store write with its first snapshot, wakes actors
-// when their durable timers fall due, passivates idle ones.
+// when their durable timers fall due, passivates idle ones. A caller in this process may take an answer once its
+// snapshot's write is queued and tie a later write to it (AskOptions); it tells no one the answer before the write is
+// stored.
 import { createActor, waitFor, type AnyActorRef, type AnyMachineSnapshot } from 'xstate';
 import type { ActorRef, Envelope, Reply } from '../src/bus/types.js';
 import type { Clock } from '../src/clock.js';
@@ -10,6 +12,7 @@ import type { Logger } from '../src/log.js';
 import { shardOf } from '../src/bus/shard.js';
 import { TIMER_DUE, type ActorKind, type Command, type CommandType, type ReplyTo, type TimerDue } from '../src/protocol/index.js';
 import { HISTORY_LIMIT, type ActorStore, type DueActor, type KeyEntry, type SaveActor, type Transition } from '../src/store/types.js';
+import { followed, WriteTicket } from '../src/store/write-ticket.js';
 import type { AnyActorKindSpec } from './kind.js';
 import { holdEffectsUntilStored } from './write-ahead.js';
 
@@ -56,6 +59,10 @@ interface Active {
   /** Serialises snapshot writes; resolves when the latest snapshot seen is stored. */
   persisting: Promise<void>;
   lastPersisted: unknown;
+  /** The last snapshot write queued, and its ticket (a write another may follow). */
+  issued: { snapshot: unknown; ticket: WriteTicket } | null;
+  /** Told when a write is queued (issuedWrite waits on it). */
+  onIssued: Array<() => void>;
   /** The kind's key-map entries as last written with a snapshot (their JSON; '' for none): written again on change. */
   keysWritten: string;
   failed: Error | null;
@@ -65,10 +72,20 @@ interface Active {
   unsubscribe: () => void;
 }
 
+/** How a caller in this process ties a message's snapshot write to another write (WriteTicket). */
+export interface AskOptions {
+  /** A new actor's first snapshot is written after this ticket's write, and refused when that one is. */
+  after?: WriteTicket;
+  /** The answer comes once the actor's new snapshot is queued for the store, not stored: its write takes this ticket
+   *  (none when the message changed nothing stored), and the caller tells no one the answer before `settled` does.
+   *  The actor's next message waits for the write. */
+  queuedUnder?: WriteTicket;
+}
+
 export interface Runtime {
-  handle(envelope: Envelope): Promise<Reply>;
+  handle(envelope: Envelope, opts?: AskOptions): Promise<Reply>;
   /** `handle` for a caller in this process: the command typed by its kind's protocol, and so is its reply. */
-  ask<K extends ActorKind, T extends CommandType<K>>(ref: ActorRef<K>, command: Command<K, T> & { type: T }, requestId?: string): Promise<Reply<ReplyTo<K, T>>>;
+  ask<K extends ActorKind, T extends CommandType<K>>(ref: ActorRef<K>, command: Command<K, T> & { type: T }, requestId?: string, opts?: AskOptions): Promise<Reply<ReplyTo<K, T>>>;
   /** Fires every durable wake-up that is due now; the poll calls it, tests and the dev clock call it directly. */
   fireDue(): Promise<number>;
   /** Starts the durable timer poll. */
@@ -123,20 +140,29 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       try {
         const epoch = epochOf(a.shard);
         if (epoch === null) throw new Unavailable(`Shard ${a.shard} is not held by this worker.`);
-        a.version = await store.save({
-          kind: a.ref.kind,
-          id: a.ref.id,
-          snapshot: persisted,
-          expectedVersion: a.version,
-          epoch,
-          wakeAt: wake?.at ?? null,
-          updatedAt: now,
-          shard: a.shard,
-          status,
-          history,
-          index: a.spec.index?.(current) ?? null,
-          ...(keysNow !== a.keysWritten ? { keys } : {}),
-        });
+        const ticket = new WriteTicket();
+        const saving = store.save(
+          {
+            kind: a.ref.kind,
+            id: a.ref.id,
+            snapshot: persisted,
+            expectedVersion: a.version,
+            epoch,
+            wakeAt: wake?.at ?? null,
+            updatedAt: now,
+            shard: a.shard,
+            status,
+            history,
+            index: a.spec.index?.(current) ?? null,
+            ...(keysNow !== a.keysWritten ? { keys } : {}),
+          },
+          { ticket },
+        );
+        // A store that ties no writes (a stand-in) still lets a write follow this one: by waiting for it.
+        if (!ticket.settled) ticket.take(saving, undefined);
+        a.issued = { snapshot: current, ticket };
+        for (const w of a.onIssued.splice(0)) w();
+        a.version = await saving;
         if (history !== a.history && a.spec.operator?.statuses.includes(status)) {
           logger.warn({ actor: key(a.ref), status, reason: a.spec.operator.reason(current) }, 'actor waits for an operator');
         }
@@ -151,6 +177,23 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       }
     });
     return a.persisting;
+  }
+
+  /** The ticket of the write of `snapshot` once it is queued, or null once the actor's writes are done without one
+   *  (nothing to write, or a later snapshot written in its place): stored by then. */
+  async function issuedWrite(a: Active, snapshot: unknown): Promise<WriteTicket | null> {
+    const done = persist(a).then(() => null);
+    const queued = new Promise<WriteTicket>((resolve) => {
+      const check = () => {
+        const issued = a.issued;
+        if (issued !== null && issued.snapshot === snapshot) resolve(issued.ticket);
+        else a.onIssued.push(check);
+      };
+      check();
+    });
+    const ticket = await Promise.race([queued, done]);
+    if (ticket === null) a.onIssued.length = 0;
+    return ticket;
   }
 
   /** Resolves when no snapshot write of this actor is pending, including writes queued while waiting. */
@@ -203,6 +246,8 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       mailbox: Promise.resolve(),
       persisting: Promise.resolve(),
       lastPersisted: null,
+      issued: null,
+      onIssued: [],
       keysWritten: '',
       failed: null,
       evicted: false,
@@ -248,7 +293,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
    * the value (with the kind's keys), and only then is the actor started, as a restored one is. A crash before the
    * write leaves nothing; after it, the actor.
    */
-  async function createNumbered(ref: ActorRef, spec: AnyActorKindSpec, command: Envelope['message'], sequence: string): Promise<Active> {
+  async function createNumbered(ref: ActorRef, spec: AnyActorKindSpec, command: Envelope['message'], sequence: string, after: WriteTicket | undefined): Promise<Active> {
     const shard = shardOf(ref.id, shards);
     const epoch = epochOf(shard);
     if (epoch === null) throw new Unavailable(`Shard ${shard} is not held by this worker.`);
@@ -278,7 +323,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       };
     };
     try {
-      await store.createNumbered(sequence, build);
+      await store.createNumbered(sequence, build, { after });
     } catch (err) {
       // Created meanwhile by another process (or fenced off): the caller tries again and finds it stored.
       if (err instanceof SnapshotConflict) throw new Unavailable('The actor is moving; try again.');
@@ -289,7 +334,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     return host(ref, spec, made.actor, { version: 1, history: made.history });
   }
 
-  async function activate(ref: ActorRef, spec: AnyActorKindSpec, command: Envelope['message'] | null): Promise<Active | null> {
+  async function activate(ref: ActorRef, spec: AnyActorKindSpec, command: Envelope['message'] | null, after?: WriteTicket): Promise<Active | null> {
     const pending = creating.get(key(ref));
     if (pending) await pending.catch(() => undefined);
     const existing = active.get(key(ref));
@@ -304,8 +349,8 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     }
     const sequence = spec.sequence?.(command!) ?? null;
     if (sequence !== null) {
-      if (creating.has(key(ref))) return activate(ref, spec, command); // a concurrent message is creating it
-      const made = createNumbered(ref, spec, command!, sequence);
+      if (creating.has(key(ref))) return activate(ref, spec, command, after); // a concurrent message is creating it
+      const made = createNumbered(ref, spec, command!, sequence, after);
       creating.set(key(ref), made);
       try {
         return await made;
@@ -315,14 +360,15 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     }
     const input: unknown = spec.create(ref.id, command!);
     if (input === null) return null;
+    await followed(after);
     const a = host(ref, spec, createActor(spec.logic, { input: input as never }), null);
     await persist(a);
     return a;
   }
 
-  async function process(envelope: Envelope, spec: AnyActorKindSpec, log: Logger): Promise<Reply> {
+  async function process(envelope: Envelope, spec: AnyActorKindSpec, log: Logger, opts: AskOptions): Promise<Reply> {
     const { ref, message } = envelope;
-    const a = await activate(ref, spec, stored(envelope) ? null : message);
+    const a = await activate(ref, spec, stored(envelope) ? null : message, opts.after);
     if (!a) return spec.notFound(ref.id, message);
     const run = a.mailbox.then(async (): Promise<Reply> => {
       if (a.failed) throw new Unavailable('The actor is moving; try again.');
@@ -344,14 +390,19 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
         if (a.failed) throw new Unavailable('The actor is moving; try again.');
         throw err;
       }
-      await persist(a);
+      const tie = opts.queuedUnder;
+      if (tie) {
+        const written = await issuedWrite(a, snap);
+        if (written?.settled) tie.take(written.settled, written.handle);
+      } else await persist(a);
       const failed = a.failed as Error | null;
       if (failed) throw failed instanceof SnapshotConflict ? new Unavailable('The actor is moving; try again.') : failed;
       log.debug({ actor: key(ref), state: snap.value, version: a.version }, 'actor answered');
       // A wake-up answers nothing (only whether it failed counts); every other command has its kind's answer.
       return message.type === TIMER_DUE ? { ok: true, value: null } : spec.replies[message.type]!(snap, message);
     });
-    a.mailbox = run.catch(() => undefined);
+    // A reply given before its snapshot is stored holds the actor's next message until it is.
+    a.mailbox = (opts.queuedUnder ? run.then(() => writesDone(a)) : run).catch(() => undefined);
     try {
       return await run;
     } finally {
@@ -365,7 +416,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
   // Internal messages (timer wake-ups) never create actors.
   const stored = (e: Envelope) => e.message.type === TIMER_DUE;
 
-  async function handle(envelope: Envelope): Promise<Reply> {
+  async function handle(envelope: Envelope, opts: AskOptions = {}): Promise<Reply> {
     const log = logger.child({ req_id: envelope.requestId, actor: key(envelope.ref) });
     if (draining) return { ok: false, error: toErrorData(new Unavailable('The service is shutting down.')) };
     const spec = kinds.get(envelope.ref.kind);
@@ -378,7 +429,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     }
     inFlight++;
     try {
-      return await process(envelope, spec, log);
+      return await process(envelope, spec, log, opts);
     } catch (err) {
       if (!(err instanceof RouterError)) log.error({ err }, 'actor message failed');
       return { ok: false, error: toErrorData(err) };
@@ -414,10 +465,10 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
 
   return {
     handle,
-    ask<K extends ActorKind, T extends CommandType<K>>(ref: ActorRef<K>, command: Command<K, T> & { type: T }, requestId?: string) {
+    ask<K extends ActorKind, T extends CommandType<K>>(ref: ActorRef<K>, command: Command<K, T> & { type: T }, requestId?: string, opts?: AskOptions) {
       // A kind's reply table is typed by its protocol (ActorKindSpec), which the kinds map erases: its reply to a
       // command of that protocol is the protocol's reply.
-      return handle({ ref, message: { ...command }, requestId }) as Promise<Reply<ReplyTo<K, T>>>;
+      return handle({ ref, message: { ...command }, requestId }, opts) as Promise<Reply<ReplyTo<K, T>>>;
     },
     fireDue,
     start() {

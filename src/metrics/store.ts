@@ -24,8 +24,8 @@ export function instrumentStore<S extends ActorStore>(store: S, metrics: Metrics
   // The adapters are plain objects of closures, so spreading keeps every method bound to its adapter.
   return {
     ...store,
-    save: (actor) => timed('save', () => store.save(actor)),
-    createNumbered: (sequence, build) => timed('create_numbered', () => store.createNumbered(sequence, build)),
+    save: (actor, opts) => timed('save', () => store.save(actor, opts)),
+    createNumbered: (sequence, build, opts) => timed('create_numbered', () => store.createNumbered(sequence, build, opts)),
     nextSequence: (name) => timed('next_sequence', () => store.nextSequence(name)),
     putKey: (space, key, value) => timed('put_key', () => store.putKey(space, key, value)),
     purgeStale: (q) => timed('purge', () => store.purgeStale(q)),

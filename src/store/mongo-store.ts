@@ -41,7 +41,8 @@ import {
 } from './mongo-queries.js';
 import { mongoDatabaseOf, mongoDatabaseProblem } from './mongo-url.js';
 import { checkLimit } from './paging.js';
-import type { ActorStore, KeyEntry, SaveActor } from './types.js';
+import type { ActorStore, KeyEntry, SaveActor, WriteOptions } from './types.js';
+import { followed } from './write-ticket.js';
 
 const DUPLICATE_KEY = 11000;
 const NAMESPACE_NOT_FOUND = 26;
@@ -260,8 +261,19 @@ export async function openMongoStore(url: string, opts: MongoStoreOptions = {}):
     return doc.next - 1;
   }
 
-  const save = (a: SaveActor): Promise<number> =>
+  const saveNow = (a: SaveActor): Promise<number> =>
     a.keys && a.keys.length > 0 ? saveWithKeys({ client, actors, keyed }, a, a.keys) : saveActor(actors, a);
+  // Each write is its own transaction here: a write following another waits until that one is durable.
+  const tied = <T>(opts: WriteOptions | undefined, write: () => Promise<T>): Promise<T> => {
+    let start!: () => void;
+    const started = new Promise<void>((resolve) => (start = resolve));
+    const settled = started.then(() => followed(opts?.after)).then(write);
+    // Before the write starts: a ticket another write took refuses this one.
+    opts?.ticket?.take(settled, undefined);
+    start();
+    return settled;
+  };
+  const save = (a: SaveActor, opts?: WriteOptions): Promise<number> => tied(opts, () => saveNow(a));
 
   return {
     async load(kind, id) {
@@ -274,10 +286,12 @@ export async function openMongoStore(url: string, opts: MongoStoreOptions = {}):
     // The counter's value is taken first, on its own (a crash or a refused save after it only skips the value), then the
     // snapshot and its keys in one transaction: a transaction taking the value too would make every concurrent
     // creation conflict on the counter's one document.
-    async createNumbered(sequence, build) {
-      const value = await takeNext(sequence);
-      await save(build(value));
-      return value;
+    createNumbered(sequence, build, opts) {
+      return tied(opts, async () => {
+        const value = await takeNext(sequence);
+        await saveNow(build(value));
+        return value;
+      });
     },
 
     async due(now, limit, shards, after) {

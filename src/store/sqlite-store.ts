@@ -15,7 +15,8 @@ import { decodeJson, encodeJson } from './codec.js';
 import { checkLimit } from './paging.js';
 import { addMissingColumns } from './sqlite-columns.js';
 import { openPrivateDatabase, restrictSqliteFiles } from './private-files.js';
-import type { ActorStore, ActorSummary, DueActor, KeyEntry, OrderIndex, OrderListRow, OrderQuery, SaveActor, StoredActor, Transition } from './types.js';
+import type { ActorStore, ActorSummary, DueActor, KeyEntry, OrderIndex, OrderListRow, OrderQuery, SaveActor, StoredActor, Transition, WriteOptions } from './types.js';
+import { followed } from './write-ticket.js';
 
 interface Row {
   kind: ActorKind;
@@ -290,6 +291,10 @@ interface PendingWrite {
   run(): unknown;
   resolve(value: unknown): void;
   reject(err: unknown): void;
+  /** The write this one follows (WriteTicket): queued before it, so its outcome is known when this one runs. */
+  after: PendingWrite | undefined;
+  /** Set when the write has run: its savepoint's outcome, then a failed commit's. */
+  outcome: { ok: true } | { ok: false; err: unknown } | undefined;
 }
 
 export function openSqliteStore(file: string, options: SqliteStoreOptions = {}): SqliteStore {
@@ -403,6 +408,8 @@ export function openSqliteStore(file: string, options: SqliteStoreOptions = {}):
   // loop has queued what it will, in one IMMEDIATE transaction. A nested better-sqlite3 transaction is a savepoint: a
   // write that throws rolls back its own changes only and rejects its own promise. The promises settle after COMMIT,
   // so nothing a write's caller answers on is shown before it is on disk; if the commit fails, every write fails.
+  // A write that follows another (WriteTicket) is queued after it, so it runs in the same batch or a later one; it is
+  // refused with that write's error when that write's savepoint or batch failed.
   let queue: PendingWrite[] = [];
   let scheduled: NodeJS.Immediate | null = null;
   // A batch that met a busy file waits for this timer, and writes asked for meanwhile join it.
@@ -413,10 +420,15 @@ export function openSqliteStore(file: string, options: SqliteStoreOptions = {}):
   const savepoint = db.transaction((run: () => unknown) => run());
   const batch = db.transaction((writes: PendingWrite[]) =>
     writes.map((w): { ok: true; value: unknown } | { ok: false; err: unknown } => {
+      // A write following a refused one is refused with its error, and runs nothing.
+      const before = w.after?.outcome ?? (w.after ? { ok: false as const, err: new Error('A write ran before the write it follows.') } : undefined);
+      if (before && !before.ok) return (w.outcome = before);
       try {
-        return { ok: true, value: savepoint(w.run) };
+        const value = savepoint(w.run);
+        w.outcome = { ok: true };
+        return { ok: true, value };
       } catch (err) {
-        return { ok: false, err };
+        return (w.outcome = { ok: false, err });
       }
     }),
   );
@@ -430,6 +442,8 @@ export function openSqliteStore(file: string, options: SqliteStoreOptions = {}):
     try {
       outcomes = batch.immediate(writes);
     } catch (err) {
+      // Rolled back: nothing of the batch is written, whatever its savepoints said.
+      for (const w of writes) w.outcome = { ok: false, err };
       if (isBusy(err)) {
         busy ??= { since: performance.now(), tries: 0 };
         if (performance.now() - busy.since < busyRetryMs) {
@@ -447,11 +461,30 @@ export function openSqliteStore(file: string, options: SqliteStoreOptions = {}):
     stats.writes += writes.length;
     outcomes.forEach((o, i) => (o.ok ? writes[i]!.resolve(o.value) : writes[i]!.reject(o.err)));
   };
-  const write = <T>(run: () => T): Promise<T> =>
-    new Promise<T>((resolve, reject) => {
-      queue.push({ run, resolve: resolve as (value: unknown) => void, reject });
-      if (retry === null) scheduled ??= setImmediate(flush);
+  // The writes this adapter queued, so a ticket of another store's write is told apart (and waited for instead).
+  const queued = new WeakSet<PendingWrite>();
+  const write = <T>(run: () => T, opts?: WriteOptions): Promise<T> => {
+    const { after, ticket } = opts ?? {};
+    const before = after?.handle as PendingWrite | undefined;
+    if (after?.settled && !(before && queued.has(before))) {
+      const settled = followed(after).then(() => write(run));
+      ticket?.take(settled, undefined);
+      return settled;
+    }
+    let resolve!: (value: unknown) => void;
+    let reject!: (err: unknown) => void;
+    const settled = new Promise<T>((res, rej) => {
+      resolve = res as (value: unknown) => void;
+      reject = rej;
     });
+    const pending: PendingWrite = { run, resolve, reject, after: after?.settled ? before : undefined, outcome: undefined };
+    // Before the write is queued: a ticket another write took refuses this one.
+    ticket?.take(settled, pending);
+    queued.add(pending);
+    queue.push(pending);
+    if (retry === null) scheduled ??= setImmediate(flush);
+    return settled;
+  };
 
   return {
     async load(kind, id): Promise<StoredActor | null> {
@@ -470,15 +503,15 @@ export function openSqliteStore(file: string, options: SqliteStoreOptions = {}):
         history: decodeJson<Transition[]>(row.history),
       };
     },
-    save(actor) {
-      return write(() => saveOne(actor));
+    save(actor, opts) {
+      return write(() => saveOne(actor), opts);
     },
-    createNumbered(sequence, build) {
+    createNumbered(sequence, build, opts) {
       return write(() => {
         const value = seq.get(sequence)!.value;
         saveOne(build(value));
         return value;
-      });
+      }, opts);
     },
     async due(now, limit, shards, after) {
       checkLimit(limit);

@@ -1,5 +1,6 @@
 // The store port: actor snapshots with a version compare-and-set, the fencing epoch, and durable wake-ups.
 import type { ActorKind } from '../bus/types.js';
+import type { WriteTicket } from './write-ticket.js';
 import type { ListStatus, OrderSummary } from '../orders/summary.js';
 
 export interface StoredActor {
@@ -106,6 +107,14 @@ export interface SaveActor {
   keys?: readonly KeyEntry[];
 }
 
+/** How a write is tied to others (see WriteTicket). */
+export interface WriteOptions {
+  /** This write's ticket, for a later write to follow. */
+  ticket?: WriteTicket;
+  /** The ticket of a write this one follows. */
+  after?: WriteTicket;
+}
+
 /** An actor whose durable wake-up is due, as `ActorStore.due` lists it. */
 export interface DueActor {
   kind: ActorKind;
@@ -117,13 +126,13 @@ export interface ActorStore {
   load(kind: ActorKind, id: string): Promise<StoredActor | null>;
   /** Returns the new version. Throws SnapshotConflict when the stored version differs from expectedVersion
    *  or the stored epoch is newer than `epoch`. */
-  save(actor: SaveActor): Promise<number>;
+  save(actor: SaveActor, opts?: WriteOptions): Promise<number>;
   /** Creates an actor whose first snapshot needs the next value of a named durable counter (an order's deposit vault
    *  index): takes the value, then saves `build(value)` (expectedVersion 0) with its keys. Like nextSequence it never
    *  hands a value out twice; a value whose save was refused or lost in a crash is skipped. The SQLite adapter does
    *  it all in one transaction. `build` must be pure (an adapter may call it again with another value). Returns the
    *  value taken; a refused save throws SnapshotConflict as `save` does. */
-  createNumbered(sequence: string, build: (value: number) => SaveActor): Promise<number>;
+  createNumbered(sequence: string, build: (value: number) => SaveActor, opts?: WriteOptions): Promise<number>;
   /** Actors whose wakeAt <= now, oldest first, equal wakeAt by kind then id (so a batch cut by `limit` is the same on
    *  every poll until its timers are cleared); only those of `shards` when given (a worker's owned shards); only those
    *  strictly after `after` in that order when given (the last row of the page before: the next page). */

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SnapshotConflict } from '../../../src/errors.js';
 import { listOrdersQuery, openSqliteStore } from '../../../src/store/sqlite-store.js';
+import { WriteTicket } from '../../../src/store/write-ticket.js';
 import type { OrderQuery } from '../../../src/store/types.js';
 import { orderIndex, settledSummary } from './order-fixtures.js';
 import { storeContract } from './store-contract.js';
@@ -331,6 +332,43 @@ describe('SQLite store: group commit (concurrent writes share one transaction, e
     other.exec('COMMIT');
     expect(await Promise.all([first, second])).toEqual([1, 1]);
     expect((await store.load('order', 'b'))!.snapshot).toEqual({ n: 2 });
+    other.close();
+    await store.close();
+  });
+
+  it('a write tied to one before it joins that one\'s commit; tied to another store\'s write, it waits for it and fails with it', async () => {
+    const store = openSqliteStore(':memory:');
+    const other = openSqliteStore(':memory:');
+    const base = { kind: 'order' as const, epoch: 0, wakeAt: null, updatedAt: 1, expectedVersion: 0 };
+    const before = store.stats();
+    const first = new WriteTicket();
+    await Promise.all([store.save({ ...base, id: 'a', snapshot: {} }, { ticket: first }), store.save({ ...base, id: 'b', snapshot: {} }, { after: first })]);
+    expect(store.stats().commits - before.commits).toBe(1);
+
+    await other.save({ ...base, id: 'x', snapshot: {} });
+    const elsewhere = new WriteTicket();
+    const refused = other.save({ ...base, id: 'x', snapshot: {} }, { ticket: elsewhere });
+    await expect(store.save({ ...base, id: 'c', snapshot: {} }, { after: elsewhere })).rejects.toBeInstanceOf(SnapshotConflict);
+    await expect(refused).rejects.toBeInstanceOf(SnapshotConflict);
+    expect(await store.load('order', 'c')).toBeNull();
+    const stored = new WriteTicket();
+    await other.save({ ...base, id: 'y', snapshot: {} }, { ticket: stored });
+    expect(await store.save({ ...base, id: 'c', snapshot: {} }, { after: stored })).toBe(1);
+    await other.close();
+    await store.close();
+  });
+
+  it('a write tied to one whose batch failed (the file busy past the retry window) is refused with its error', async () => {
+    const file = join(dir, 'busy-tied.sqlite');
+    const store = openSqliteStore(file, { busyTimeoutMs: 0, busyRetryMs: 100 });
+    const other = new Database(file);
+    other.exec('BEGIN IMMEDIATE');
+    const base = { kind: 'order' as const, epoch: 0, wakeAt: null, updatedAt: 1, expectedVersion: 0 };
+    const ticket = new WriteTicket();
+    await expect(store.save({ ...base, id: 'a', snapshot: {} }, { ticket })).rejects.toMatchObject({ code: 'SQLITE_BUSY' });
+    other.exec('COMMIT');
+    await expect(store.save({ ...base, id: 'b', snapshot: {} }, { after: ticket })).rejects.toMatchObject({ code: 'SQLITE_BUSY' });
+    expect(await store.load('order', 'b')).toBeNull();
     other.close();
     await store.close();
   });

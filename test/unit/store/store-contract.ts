@@ -3,6 +3,7 @@ import { describe, expect, it, beforeEach, afterEach } from 'vitest';
 import { SnapshotConflict } from '../../../src/errors.js';
 import { LIST_STATUSES, type ListStatus } from '../../../src/orders/summary.js';
 import { HISTORY_LIMIT, type ActorStore, type OrderIndex, type OrderQuery, type SaveActor } from '../../../src/store/types.js';
+import { WriteTicket } from '../../../src/store/write-ticket.js';
 import { orderIndex, orderSummary, settledSummary } from './order-fixtures.js';
 
 export function storeContract(name: string, open: () => Promise<ActorStore>): void {
@@ -807,6 +808,50 @@ export function storeContract(name: string, open: () => Promise<ActorStore>): vo
         await store.save({ ...base, id: 'q', snapshot: { bound: true }, expectedVersion: 1, status: 'bound', updatedAt: 20 });
         expect(await store.purgeStale({ kind: 'quote', statuses: ['quoted'], updatedBefore: 50, limit: 10 })).toBe(0);
         expect((await store.load('quote', 'q'))!.status).toBe('bound');
+      });
+    });
+    describe('tied writes: a write after another (WriteTicket)', () => {
+      const order = (id: string) => ({ ...base, kind: 'order' as const, id, snapshot: { id }, expectedVersion: 0, keys: [{ space: 'addr', key: `k-${id}`, value: id }] });
+
+      it('both queued at once, both stored: the bind and then the order it binds', async () => {
+        await store.save({ ...base, id: 'q', snapshot: { n: 1 }, expectedVersion: 0 });
+        const bind = new WriteTicket();
+        const first = store.save({ ...base, id: 'q', snapshot: { bound: 'o1' }, expectedVersion: 1 }, { ticket: bind });
+        const second = store.createNumbered('vault:evm', () => order('o1'), { after: bind });
+        expect(await Promise.all([first, second])).toEqual([2, 0]);
+        expect((await store.load('quote', 'q'))!.snapshot).toEqual({ bound: 'o1' });
+        expect((await store.load('order', 'o1'))!.version).toBe(1);
+        expect(await store.getKey('addr', 'k-o1')).toBe('o1');
+      });
+
+      it('a write after a refused one is refused with its error and writes nothing: no snapshot, no key', async () => {
+        await store.save({ ...base, id: 'q', snapshot: { n: 1 }, expectedVersion: 0 });
+        await store.save({ ...base, id: 'q', snapshot: { n: 2 }, expectedVersion: 1 });
+        const bind = new WriteTicket();
+        const stale = store.save({ ...base, id: 'q', snapshot: { bound: 'o1' }, expectedVersion: 1 }, { ticket: bind });
+        const created = store.createNumbered('vault:evm', () => order('o1'), { after: bind });
+        const saved = store.save(order('o2'), { after: bind });
+        await expect(stale).rejects.toBeInstanceOf(SnapshotConflict);
+        await expect(created).rejects.toBeInstanceOf(SnapshotConflict);
+        await expect(saved).rejects.toBeInstanceOf(SnapshotConflict);
+        expect(await store.load('order', 'o1')).toBeNull();
+        expect(await store.load('order', 'o2')).toBeNull();
+        expect(await store.getKey('addr', 'k-o1')).toBeNull();
+        expect((await store.load('quote', 'q'))!.snapshot).toEqual({ n: 2 });
+      });
+
+      it('a write after one already stored, or after a ticket no write took, is written as any other', async () => {
+        const done = new WriteTicket();
+        await store.save({ ...base, id: 'q', snapshot: { n: 1 }, expectedVersion: 0 }, { ticket: done });
+        expect(await store.save(order('o1'), { after: done })).toBe(1);
+        expect(await store.save(order('o2'), { after: new WriteTicket() })).toBe(1);
+      });
+
+      it('a ticket ties one write: a second write taking it is refused and writes nothing', async () => {
+        const ticket = new WriteTicket();
+        await store.save({ ...base, id: 'q', snapshot: { n: 1 }, expectedVersion: 0 }, { ticket });
+        await expect(async () => store.save({ ...base, id: 'r', snapshot: { n: 1 }, expectedVersion: 0 }, { ticket })).rejects.toThrow(/one write/);
+        expect(await store.load('quote', 'r')).toBeNull();
       });
     });
   });
