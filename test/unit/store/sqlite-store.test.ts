@@ -245,6 +245,18 @@ describe('SQLite store: listOrders walks an index in list order, never sorting t
   });
 });
 
+/** A store on a fresh file whose write lock another connection holds (BEGIN IMMEDIATE); busyTimeoutMs 0: SQLite answers
+ *  busy at once, as it sometimes does under load before its busy_timeout. */
+function lockedFile(name: string, busyRetryMs?: number) {
+  const file = join(dir, name);
+  const store = openSqliteStore(file, { busyTimeoutMs: 0, ...(busyRetryMs === undefined ? {} : { busyRetryMs }) });
+  const other = new Database(file);
+  other.exec('BEGIN IMMEDIATE');
+  return { store, other };
+}
+
+const newOrder = { kind: 'order' as const, epoch: 0, wakeAt: null, updatedAt: 1, expectedVersion: 0 };
+
 describe('SQLite store: group commit (concurrent writes share one transaction, each checked on its own)', () => {
   it('writes asked for together cost one commit; a refused compare-and-set fails only its own save', async () => {
     const store = openSqliteStore(':memory:');
@@ -318,12 +330,8 @@ describe('SQLite store: group commit (concurrent writes share one transaction, e
   });
 
   it('a batch that finds the file busy (another process holds the write lock) is tried again, and commits once the lock is free', async () => {
-    const file = join(dir, 'busy-retry.sqlite');
-    // busyTimeoutMs 0: SQLite answers busy at once, as it sometimes does under load before its busy_timeout.
-    const store = openSqliteStore(file, { busyTimeoutMs: 0 });
-    const other = new Database(file);
-    other.exec('BEGIN IMMEDIATE');
-    const base = { kind: 'order' as const, epoch: 0, wakeAt: null, updatedAt: 1, expectedVersion: 0 };
+    const { store, other } = lockedFile('busy-retry.sqlite');
+    const base = newOrder;
     const first = store.save({ ...base, id: 'a', snapshot: { n: 1 } });
     await new Promise((r) => setTimeout(r, 40));
     // Asked while the first waits to be tried again: joins it.
@@ -339,7 +347,7 @@ describe('SQLite store: group commit (concurrent writes share one transaction, e
   it('a write tied to one before it joins that one\'s commit; tied to another store\'s write, it waits for it and fails with it', async () => {
     const store = openSqliteStore(':memory:');
     const other = openSqliteStore(':memory:');
-    const base = { kind: 'order' as const, epoch: 0, wakeAt: null, updatedAt: 1, expectedVersion: 0 };
+    const base = newOrder;
     const before = store.stats();
     const first = new WriteTicket();
     await Promise.all([store.save({ ...base, id: 'a', snapshot: {} }, { ticket: first }), store.save({ ...base, id: 'b', snapshot: {} }, { after: first })]);
@@ -359,11 +367,8 @@ describe('SQLite store: group commit (concurrent writes share one transaction, e
   });
 
   it('a write tied to one whose batch failed (the file busy past the retry window) is refused with its error', async () => {
-    const file = join(dir, 'busy-tied.sqlite');
-    const store = openSqliteStore(file, { busyTimeoutMs: 0, busyRetryMs: 100 });
-    const other = new Database(file);
-    other.exec('BEGIN IMMEDIATE');
-    const base = { kind: 'order' as const, epoch: 0, wakeAt: null, updatedAt: 1, expectedVersion: 0 };
+    const { store, other } = lockedFile('busy-tied.sqlite', 100);
+    const base = newOrder;
     const ticket = new WriteTicket();
     await expect(store.save({ ...base, id: 'a', snapshot: {} }, { ticket })).rejects.toMatchObject({ code: 'SQLITE_BUSY' });
     other.exec('COMMIT');
@@ -374,11 +379,8 @@ describe('SQLite store: group commit (concurrent writes share one transaction, e
   });
 
   it('a file busy for longer than the retry window fails the writes of its batch with SQLITE_BUSY; later writes go through', async () => {
-    const file = join(dir, 'busy-fail.sqlite');
-    const store = openSqliteStore(file, { busyTimeoutMs: 0, busyRetryMs: 100 });
-    const other = new Database(file);
-    other.exec('BEGIN IMMEDIATE');
-    const base = { kind: 'order' as const, epoch: 0, wakeAt: null, updatedAt: 1, expectedVersion: 0 };
+    const { store, other } = lockedFile('busy-fail.sqlite', 100);
+    const base = newOrder;
     await expect(store.save({ ...base, id: 'a', snapshot: { n: 1 } })).rejects.toMatchObject({ code: 'SQLITE_BUSY' });
     other.exec('COMMIT');
     expect(await store.save({ ...base, id: 'a', snapshot: { n: 1 } })).toBe(1);
