@@ -100,6 +100,9 @@ export interface OrderContext extends Omit<OrderInput, 'vault'> {
   paying: PlannedRefund | null;
   refundAttempt: number;
   refundRetryAt: number | null;
+  /** Why the last attempt at the refund under way failed (null once a refund is paid): what an operator reads of a
+   *  refund retried for ever (a refund address that takes no payment). Absent from snapshots stored before it. */
+  refundError?: string | null;
   refunds: RefundRecord[];
   unwind: UnwindState | null;
   /** Why converted funds are being swapped back: an operator's or client's unwind, or the slippage guard. */
@@ -539,6 +542,7 @@ export const orderMachine = setup({
     paying: null,
     refundAttempt: 0,
     refundRetryAt: null,
+    refundError: null,
     refunds: [],
     unwind: null,
     unwindReason: 'unwind',
@@ -903,6 +907,7 @@ export const orderMachine = setup({
                     deposits: context.deposits.map((d) => (d.txId === p.depositTxId ? { ...d, refunded: d.refunded + p.amount } : d)),
                     paying: null,
                     refundAttempt: 0,
+                    refundError: null,
                   };
                 }),
               },
@@ -910,6 +915,7 @@ export const orderMachine = setup({
                 target: 'backoff',
                 actions: assign({
                   refundAttempt: ({ context }) => context.refundAttempt + 1,
+                  refundError: ({ event }) => (event.output as Extract<RefundResult, { status: 'failed' }>).error,
                   refundRetryAt: ({ context, event }) =>
                     event.output.at + Math.min(context.policy.backoffMs * 2 ** context.refundAttempt, BACKOFF_CAP_MS),
                 }),

@@ -456,7 +456,7 @@ describe('Unwinding a stalled or frozen order', () => {
 });
 
 describe('A refund that fails is retried after a durable backoff, never lost', () => {
-  it('the ledger refuses the refund once: retried at refundRetryAt, then paid', async () => {
+  it('the ledger refuses the refund once: retried at refundRetryAt with the reason kept for operators, then paid', async () => {
     const host = orderHost({ policy: DEFAULT_POLICY });
     await delivered(host);
     host.ledger.fail(`${ID}:refund:`);
@@ -465,10 +465,12 @@ describe('A refund that fails is retried after a durable backoff, never lost', (
     const c: OrderContext = o.context;
     expect(c.refundRetryAt).not.toBeNull();
     expect(o.wakeAt).toBe(c.refundRetryAt);
+    expect(c.refundError).toMatch(/\S/);
     host.ledger.heal(`${ID}:refund:`);
     await host.fireAt(c.refundRetryAt!);
     o = await runToRest(host);
     expect(o.context.refunds).toHaveLength(1);
+    expect(o.context.refundError).toBeNull();
     expectBalanced(host, o);
     await host.close();
   });
