@@ -288,7 +288,8 @@ export interface SqliteStoreOptions {
 }
 
 interface PendingWrite {
-  run(): unknown;
+  /** Dropped once the write is settled: a ticket keeps its write after that, not the snapshot the write carried. */
+  run: () => unknown;
   resolve(value: unknown): void;
   reject(err: unknown): void;
   /** The write this one follows (WriteTicket): queued before it, so its outcome is known when this one runs. */
@@ -296,6 +297,10 @@ interface PendingWrite {
   /** Set when the write has run: its savepoint's outcome, then a failed commit's. */
   outcome: { ok: true } | { ok: false; err: unknown } | undefined;
 }
+
+const SETTLED = (): never => {
+  throw new Error('A settled write ran again.');
+};
 
 export function openSqliteStore(file: string, options: SqliteStoreOptions = {}): SqliteStore {
   const busyRetryMs = options.busyRetryMs ?? BUSY_RETRY_MS;
@@ -453,13 +458,19 @@ export function openSqliteStore(file: string, options: SqliteStoreOptions = {}):
         }
       }
       busy = null;
-      for (const w of writes) w.reject(err);
+      for (const w of writes) settle(w, { ok: false, err });
       return;
     }
     busy = null;
     stats.commits++;
     stats.writes += writes.length;
-    outcomes.forEach((o, i) => (o.ok ? writes[i]!.resolve(o.value) : writes[i]!.reject(o.err)));
+    outcomes.forEach((o, i) => settle(writes[i]!, o));
+  };
+  const settle = (w: PendingWrite, o: { ok: true; value: unknown } | { ok: false; err: unknown }) => {
+    w.run = SETTLED;
+    w.after = undefined;
+    if (o.ok) w.resolve(o.value);
+    else w.reject(o.err);
   };
   // The writes this adapter queued, so a ticket of another store's write is told apart (and waited for instead).
   const queued = new WeakSet<PendingWrite>();
