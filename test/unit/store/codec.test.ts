@@ -54,6 +54,16 @@ describe('codec', () => {
     expect(v.list[0]).toBe(1n);
   });
 
+  it('writes what stringify writes for the values a replacer never sees alike: boxed primitives, holes, non-finite numbers, -0, functions', () => {
+    const holes = [1, 2, 3];
+    delete holes[1];
+    const v = { n: Object(5), s: Object('x'), b: Object(false), holes, bad: [NaN, Infinity, -0], f: () => 1, u: undefined, list: [undefined, () => 1, Symbol('s')] };
+    expect(encodeJson(v)).toBe(referenceEncode(v));
+    expect(encodeJson(undefined)).toBe(undefined);
+    expect(encodeJson(() => 1)).toBe(undefined);
+    expect(encodeJson('plain')).toBe('"plain"');
+  });
+
   it('keeps a "__proto__" key as data in both directions, never as the prototype', () => {
     const text = '{"__proto__":{"$bigint":"5"},"y":{"__proto__":{"polluted":true}}}';
     const got = decodeJson<Record<string, unknown>>(text);
