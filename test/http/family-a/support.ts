@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule, { type FormatsPlugin } from 'ajv-formats';
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import { expect } from 'vitest';
 import { withOrderPlacement } from '../../../actors/placement.js';
 import { runtimeOver } from '../../support/fake-runtime.js';
@@ -214,8 +214,8 @@ export interface Answered {
   body: any;
 }
 
-export async function startHarness(opts: { bodyLimitBytes?: number } = {}): Promise<Harness> {
-  const bus = new FakeBus();
+/** A debug logger whose JSON lines are collected, parsed, in `logs`. */
+export function collectedLogs(): { logs: LogLine[]; logger: Logger } {
   const logs: LogLine[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _enc, cb) {
@@ -223,24 +223,15 @@ export async function startHarness(opts: { bodyLimitBytes?: number } = {}): Prom
       cb();
     },
   });
-  const logger = pino({ level: 'debug' }, sink);
-  const ids: string[] = [];
-  const app = createApp({
-    bus,
-    logger,
-    newId: () => {
-      const next = randomUUID();
-      ids.push(next);
-      return next;
-    },
-    bodyLimitBytes: opts.bodyLimitBytes ?? 65536,
-    clock: { now: () => QUOTED_AT + 1000 },
-  });
+  return { logs, logger: pino({ level: 'debug' }, sink) };
+}
+
+/** An app served on a free loopback port, and a `call` that checks every answer against the served OpenAPI document. */
+export async function serveChecked(app: { callback(): Parameters<typeof createServer>[1] }): Promise<{ base: string; call: Harness['call']; close(): Promise<void> }> {
   const server: Server = createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const contract = await Contract.load(base);
-
   const call: Harness['call'] = async (path, init = {}) => {
     const { json, ...rest } = init;
     const headers = new Headers(rest.headers);
@@ -253,6 +244,32 @@ export async function startHarness(opts: { bodyLimitBytes?: number } = {}): Prom
     return answered;
   };
   return {
+    base,
+    call,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve())));
+    },
+  };
+}
+
+export async function startHarness(opts: { bodyLimitBytes?: number } = {}): Promise<Harness> {
+  const bus = new FakeBus();
+  const { logs, logger } = collectedLogs();
+  const ids: string[] = [];
+  const app = createApp({
+    bus,
+    logger,
+    newId: () => {
+      const next = randomUUID();
+      ids.push(next);
+      return next;
+    },
+    bodyLimitBytes: opts.bodyLimitBytes ?? 65536,
+    clock: { now: () => QUOTED_AT + 1000 },
+  });
+  const { base, call, close } = await serveChecked(app);
+  return {
     bus,
     base,
     logs,
@@ -261,10 +278,7 @@ export async function startHarness(opts: { bodyLimitBytes?: number } = {}): Prom
     post: (body, headers = {}) => call('/quote', { method: 'POST', json: body, headers }),
     postOrder: (body, headers = {}) => call('/order', { method: 'POST', json: body, headers }),
     getOrder: (orderId, headers = {}) => call(`/order/${orderId}`, { headers }),
-    async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve())));
-    },
+    close,
   };
 }
 
