@@ -9,12 +9,12 @@
 // follows the bind's (a WriteTicket), so the store commits both together or the bind first, and refuses the order when
 // it refuses the bind. The answer waits for both: no order is ever stored for a quote whose bind is not.
 import type { ActorRef, Bus, EnvelopeHandler, Reply } from '../src/bus/types.js';
-import { SnapshotConflict, toErrorData, Unavailable } from '../src/errors.js';
+import { toErrorData } from '../src/errors.js';
 import { assertWithinLimit, NO_LIMITS, type DepositLimits } from '../src/orders/limits.js';
 import type { OrderView } from '../src/orders/types.js';
 import { isCommandOf, type OrderCreate } from '../src/protocol/index.js';
 import { WriteTicket } from '../src/store/write-ticket.js';
-import type { Runtime } from './runtime.js';
+import { asMoving, type Runtime } from './runtime.js';
 
 export interface PlacementDeps {
   /** Whether this host holds the actor's shard now (its runtime may write it); embedded: always. */
@@ -57,7 +57,7 @@ async function stored(ticket: WriteTicket): Promise<{ ok: false; error: ReturnTy
     await ticket.settled;
     return null;
   } catch (err) {
-    return { ok: false, error: toErrorData(err instanceof SnapshotConflict ? new Unavailable('The actor is moving; try again.') : err) };
+    return { ok: false, error: toErrorData(asMoving(err)) };
   }
 }
 

@@ -100,6 +100,13 @@ export interface Runtime {
 }
 
 const key = (ref: ActorRef) => `${ref.kind}:${ref.id}`;
+
+/** What a caller hears of an actor that left this host (its shard moved, or a write of it was refused): try again. */
+export const moving = (): Unavailable => new Unavailable('The actor is moving; try again.');
+
+/** A snapshot write refused for its version or epoch, as a caller hears it (`moving`); any other error as it is. */
+export const asMoving = (err: unknown): unknown => (err instanceof SnapshotConflict ? moving() : err);
+
 const keysSignature = (keys: readonly KeyEntry[]) => (keys.length === 0 ? '' : JSON.stringify(keys));
 
 export function createRuntime(deps: RuntimeDeps): Runtime {
@@ -326,8 +333,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       await store.createNumbered(sequence, build, { after });
     } catch (err) {
       // Created meanwhile by another process (or fenced off): the caller tries again and finds it stored.
-      if (err instanceof SnapshotConflict) throw new Unavailable('The actor is moving; try again.');
-      throw err;
+      throw asMoving(err);
     }
     const made = built as { actor: AnyActorRef; history: Transition[] } | null;
     if (!made) throw new RouterError(`The store created actor ${key(ref)} without building its snapshot.`);
@@ -371,7 +377,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     const a = await activate(ref, spec, stored(envelope) ? null : message, opts.after);
     if (!a) return spec.notFound(ref.id, message);
     const run = a.mailbox.then(async (): Promise<Reply> => {
-      if (a.failed) throw new Unavailable('The actor is moving; try again.');
+      if (a.failed) throw moving();
       const now = clock.now();
       if (message.type === TIMER_DUE) {
         // A wake-up is read from the snapshot itself, so a stale or repeated one finds nothing due and does nothing.
@@ -387,7 +393,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
         snap = await waitFor(a.actor, (s: AnyMachineSnapshot) => spec.settled(s, message), { timeout: settleTimeoutMs });
       } catch (err) {
         // Stopped while waiting: its shard moved (release) or a write was refused; the caller may try again.
-        if (a.failed) throw new Unavailable('The actor is moving; try again.');
+        if (a.failed) throw moving();
         throw err;
       }
       const tie = opts.queuedUnder;
@@ -396,7 +402,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
         if (written?.settled) tie.take(written.settled, written.handle);
       } else await persist(a);
       const failed = a.failed as Error | null;
-      if (failed) throw failed instanceof SnapshotConflict ? new Unavailable('The actor is moving; try again.') : failed;
+      if (failed) throw asMoving(failed);
       log.debug({ actor: key(ref), state: snap.value, version: a.version }, 'actor answered');
       // A wake-up answers nothing (only whether it failed counts); every other command has its kind's answer.
       return message.type === TIMER_DUE ? { ok: true, value: null } : spec.replies[message.type]!(snap, message);
@@ -498,7 +504,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     async release(shard) {
       const leaving = [...active.values()].filter((a) => a.shard === shard);
       for (const a of leaving) {
-        a.failed ??= new Unavailable('The actor is moving; try again.');
+        a.failed ??= moving();
         evict(a);
       }
       // Writes already under way finish (or are refused by the store's fencing) before the shard is handed over.

@@ -2,14 +2,13 @@
 // treasury's payout is the second order's deposit. The deposit feed tells it to the second order, sent by the router,
 // and the books hold it once; the second order executes and keeps its excess for an operator (no client to pay back).
 import { describe, expect, it } from 'vitest';
-import { createPublicClient, createWalletClient, erc20Abi, getAddress, http, type Address, type Hex } from 'viem';
+import { erc20Abi, getAddress, type Address } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { parseAmount, parseChainAsset } from '../../../src/assets/index.js';
 import { ANVIL_ACCOUNTS, type AnvilNode } from '../../../src/chains/evm/anvil.js';
-import { devTokenAbi } from '../../../src/chains/evm/dev-token.js';
 import { runAudit } from '../../../src/orders/audit-run.js';
 import type { RunningService } from '../../support/service.js';
-import { useServiceOnBase, tokenAddress, untilOrderStatus } from './support.js';
+import { devClients, mintAndPay, useServiceOnBase, tokenAddress, untilOrderStatus } from './support.js';
 
 const USER = ANVIL_ACCOUNTS[2]!;
 const USDC = tokenAddress('base', 'USDC');
@@ -22,8 +21,8 @@ useServiceOnBase((s) => ({ node, svc } = s));
 
 describe('chained orders on a real base node', () => {
   it('an order delivering into another order\'s deposit address funds it: told as sent by the router, booked once, excess held', async () => {
-    const pub = createPublicClient({ transport: http(node.url), pollingInterval: 50 });
-    const user = createWalletClient({ account: privateKeyToAccount(USER.privateKey as Hex), transport: http(node.url) });
+    const clients = devClients(node.url, USER.privateKey);
+    const { pub } = clients;
     const destination = getAddress(privateKeyToAccount(generatePrivateKey()).address);
 
     // The second order first: the first one's destination is its deposit address.
@@ -37,10 +36,7 @@ describe('chained orders on a real base node', () => {
     const o1 = await svc.post('/order', { quote_id: q1.body.id, to_address: second });
     expect(o1.status).toBe(201);
     const amountIn = parseAmount('25', parseChainAsset('base.usdc', 'from'), 'formatted', 'from_amount');
-    const mint = await user.writeContract({ chain: null, address: USDC, abi: devTokenAbi, functionName: 'mint', args: [user.account.address, amountIn] });
-    await pub.waitForTransactionReceipt({ hash: mint });
-    const pay = await user.writeContract({ chain: null, address: USDC, abi: erc20Abi, functionName: 'transfer', args: [o1.body.deposit_address as Address, amountIn] });
-    await pub.waitForTransactionReceipt({ hash: pay });
+    await mintAndPay(clients, USDC, o1.body.deposit_address as Address, amountIn);
 
     const first = await untilOrderStatus(svc, o1.body.id, ENDS, 20_000);
     expect(first.status).toBe('delivered');

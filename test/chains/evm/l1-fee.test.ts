@@ -3,7 +3,7 @@
 // by a contract placed at its predeploy address that answers a fixed fee: a node without the oracle reads 0, one with
 // it reads its fee, and every gas top-up of an order's deposit address covers that fee with a quarter more.
 import { describe, expect, it } from 'vitest';
-import { createPublicClient, createWalletClient, erc20Abi, getAddress, http, numberToHex, pad, type Address, type Hex } from 'viem';
+import { erc20Abi, getAddress, numberToHex, pad, type Address, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { runAudit } from '../../../src/orders/audit-run.js';
 import { parseAmount, parseChainAsset } from '../../../src/assets/index.js';
@@ -12,7 +12,7 @@ import { devTokenAbi } from '../../../src/chains/evm/dev-token.js';
 import { GAS_PRICE_ORACLE } from '../../../src/chains/evm/l1-fee.js';
 import type { HybridChains } from '../../../src/chains/hybrid-chains.js';
 import type { RunningService } from '../../support/service.js';
-import { DEV_ROLES, useServiceOnBase, tokenAddress, untilOrderStatus } from './support.js';
+import { DEV_ROLES, devClients, useServiceOnBase, tokenAddress, untilOrderStatus } from './support.js';
 
 const USDC = tokenAddress('base', 'USDC');
 /** 0.00001 ETH a transaction: far above the gas a send costs at the devnet's fees, so a top-up without it shows. */
@@ -26,7 +26,7 @@ useServiceOnBase((s) => ({ node, svc } = s));
 
 describe('the L1 data fee of an OP Stack chain', () => {
   it('is 0 on a node without the gas price oracle and the oracle\'s fee once it answers; the gas top-ups cover it', async () => {
-    const pub = createPublicClient({ transport: http(node.url), pollingInterval: 50 });
+    const { pub, user } = devClients(node.url, DEV_ROLES.user.privateKey);
     // The embedded service's chains are the hybrid facade whenever a real chain is configured.
     const evm = (svc.service.chains as HybridChains).real.get('base')!;
     const tx = { to: USDC, value: 0n, gas: 60_000n, data: '0xa9059cbb' as Hex };
@@ -34,7 +34,6 @@ describe('the L1 data fee of an OP Stack chain', () => {
     await rpcCall(node.url, 'anvil_setCode', [GAS_PRICE_ORACLE, ORACLE_CODE]);
     expect(await evm.l1Fee(tx)).toBe(L1_FEE);
 
-    const user = createWalletClient({ account: privateKeyToAccount(DEV_ROLES.user.privateKey as Hex), transport: http(node.url) });
     const q = await svc.post('/quote', { from: 'base.usdc', to: 'base.usdt', from_amount: '25', return_full_route: true });
     const o = await svc.post('/order', { quote_id: q.body.id, to_address: getAddress(privateKeyToAccount(generatePrivateKey()).address) });
     expect(o.status).toBe(201);

@@ -24,7 +24,7 @@ import { parseAmount, parseChainAsset } from '../../../src/assets/index.js';
 import { ANVIL_ACCOUNTS, rpcCall, type AnvilNode } from '../../../src/chains/evm/anvil.js';
 import { DEV_TOKEN_SLOTS, devTokenAbi } from '../../../src/chains/evm/dev-token.js';
 import type { RunningService } from '../../support/service.js';
-import { DEV_ROLES, useServiceOnBase, tokenAddress, untilOrderStatus } from './support.js';
+import { DEV_ROLES, devClients, useServiceOnBase, tokenAddress, untilOrderStatus } from './support.js';
 
 const TREASURY = ANVIL_ACCOUNTS[0]!;
 const USER = ANVIL_ACCOUNTS[2]!;
@@ -38,8 +38,8 @@ useServiceOnBase((s) => ({ node, svc } = s));
 
 describe('a Family A order on a real base node: deposit, sweep and payout are real transactions', () => {
   it('base.usdc → base.usdt reaches delivered; the destination receives exactly amount_out on chain', async () => {
-    const pub = createPublicClient({ transport: http(node.url), pollingInterval: 50 });
-    const user = createWalletClient({ account: privateKeyToAccount(USER.privateKey as Hex), transport: http(node.url) });
+    const clients = devClients(node.url, USER.privateKey);
+    const { pub, user } = clients;
     const destination = getAddress(privateKeyToAccount(generatePrivateKey()).address);
 
     const q = await svc.post('/quote', { from: 'base.usdc', to: 'base.usdt', from_amount: '25', return_full_route: true });

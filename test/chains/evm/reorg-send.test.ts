@@ -6,15 +6,14 @@
 // payout is never sent again (its nonce is taken by a self-transfer), the audit names the difference, and the next
 // order is paid out as usual.
 import { describe, expect, it } from 'vitest';
-import { createPublicClient, createWalletClient, erc20Abi, getAddress, http, parseEventLogs, type Address, type Hex } from 'viem';
+import { erc20Abi, getAddress, parseEventLogs, type Address, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { runAudit } from '../../../src/orders/audit-run.js';
 import { parseAmount, parseChainAsset } from '../../../src/assets/index.js';
 import { ANVIL_ACCOUNTS, rpcCall, type AnvilNode } from '../../../src/chains/evm/anvil.js';
-import { devTokenAbi } from '../../../src/chains/evm/dev-token.js';
 import { UNRESTORED_SENDS_SPACE, type UnrestoredSend } from '../../../src/chains/evm/mined-sends.js';
 import type { RunningService } from '../../support/service.js';
-import { DEV_ROLES, useServiceOnBase, tokenAddress, untilOrderStatus } from './support.js';
+import { DEV_ROLES, devClients, mintAndPay, useServiceOnBase, tokenAddress, untilOrderStatus } from './support.js';
 
 const USER = ANVIL_ACCOUNTS[2]!;
 const USDC = tokenAddress('base', 'USDC');
@@ -35,8 +34,8 @@ async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, ms: num
 
 describe('a reorg removing the router\'s own sends on a real base node', () => {
   it('a delivered order\'s top-ups, sweeps and payout are replaced by empty blocks: broadcast again, each mined once, the audit clean', async () => {
-    const pub = createPublicClient({ transport: http(node.url), pollingInterval: 50 });
-    const user = createWalletClient({ account: privateKeyToAccount(USER.privateKey as Hex), transport: http(node.url) });
+    const clients = devClients(node.url, USER.privateKey);
+    const { pub } = clients;
     const destination = getAddress(privateKeyToAccount(generatePrivateKey()).address);
     const usdtOf = (a: Address) => pub.readContract({ address: USDT, abi: erc20Abi, functionName: 'balanceOf', args: [a] });
 
@@ -46,10 +45,7 @@ describe('a reorg removing the router\'s own sends on a real base node', () => {
     expect(o.status).toBe(201);
     const id = o.body.id as string;
     const amountIn = parseAmount('25', parseChainAsset('base.usdc', 'from'), 'formatted', 'from_amount');
-    const mint = await user.writeContract({ chain: null, address: USDC, abi: devTokenAbi, functionName: 'mint', args: [user.account.address, amountIn] });
-    await pub.waitForTransactionReceipt({ hash: mint });
-    const pay = await user.writeContract({ chain: null, address: USDC, abi: erc20Abi, functionName: 'transfer', args: [o.body.deposit_address as Address, amountIn] });
-    const deposit = await pub.waitForTransactionReceipt({ hash: pay });
+    const deposit = await mintAndPay(clients, USDC, o.body.deposit_address as Address, amountIn);
 
     const done = await untilOrderStatus(svc, id, ['delivered', 'stalled', 'frozen', 'refunded'], 20_000);
     expect(done.status).toBe('delivered');
@@ -99,8 +95,8 @@ describe('a reorg removing the router\'s own sends on a real base node', () => {
   }, 60_000);
 
   it('a reorg taking the deposit too: the sweeps revert, the payout is held and its nonce filled, the audit names both; the next order is delivered', async () => {
-    const pub = createPublicClient({ transport: http(node.url), pollingInterval: 50 });
-    const user = createWalletClient({ account: privateKeyToAccount(USER.privateKey as Hex), transport: http(node.url) });
+    const clients = devClients(node.url, USER.privateKey);
+    const { pub } = clients;
     const treasury = DEV_ROLES.treasury.address as Address;
     const usdtOf = (a: Address) => pub.readContract({ address: USDT, abi: erc20Abi, functionName: 'balanceOf', args: [a] });
     const order = async () => {
@@ -109,10 +105,7 @@ describe('a reorg removing the router\'s own sends on a real base node', () => {
       const o = await svc.post('/order', { quote_id: q.body.id, to_address: destination });
       expect(o.status).toBe(201);
       const amountIn = parseAmount('25', parseChainAsset('base.usdc', 'from'), 'formatted', 'from_amount');
-      const mint = await user.writeContract({ chain: null, address: USDC, abi: devTokenAbi, functionName: 'mint', args: [user.account.address, amountIn] });
-      await pub.waitForTransactionReceipt({ hash: mint });
-      const pay = await user.writeContract({ chain: null, address: USDC, abi: erc20Abi, functionName: 'transfer', args: [o.body.deposit_address as Address, amountIn] });
-      const deposit = await pub.waitForTransactionReceipt({ hash: pay });
+      const deposit = await mintAndPay(clients, USDC, o.body.deposit_address as Address, amountIn);
       const done = await untilOrderStatus(svc, o.body.id as string, ['delivered', 'stalled', 'frozen', 'refunded'], 20_000);
       expect(done.status).toBe('delivered');
       const amountOut = parseAmount(done.amount_out, parseChainAsset('base.usdt', 'to'), 'formatted', 'amount_out');

@@ -1,13 +1,14 @@
 // Shared fixture of the EVM tests: a real anvil node answering a registry chain's id, with DevToken placed at
 // every registry ERC-20 address of that chain.
 import { afterAll, beforeAll } from 'vitest';
-import type { Address } from 'viem';
-import { getAddress } from 'viem';
+import type { Address, Hex, TransactionReceipt } from 'viem';
+import { createPublicClient, createWalletClient, erc20Abi, getAddress, http } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
 import { CHAINS } from '../../../src/assets/chains.js';
 import { findAsset } from '../../../src/assets/registry.js';
 import type { ChainName } from '../../../src/assets/types.js';
 import { ANVIL_ACCOUNTS, startAnvil, type AnvilNode, type StartAnvilOptions } from '../../../src/chains/evm/anvil.js';
-import { placeDevTokens } from '../../../src/chains/evm/dev-token.js';
+import { devTokenAbi, placeDevTokens } from '../../../src/chains/evm/dev-token.js';
 import { DEVNET_GAS, DEVNET_TREASURY, devnetServiceEnv, startDevnetChain } from '../../../src/chains/evm/devnet.js';
 import { startService, type RunningService } from '../../support/service.js';
 
@@ -78,4 +79,18 @@ export async function untilOrderStatus(svc: RunningService, id: string, statuses
     if (statuses.includes(o.status) || Date.now() > end) return o;
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/** A node's public client (polling every 50 ms) and a wallet client of one of its dev accounts. */
+export function devClients(url: string, privateKey: string) {
+  return {
+    pub: createPublicClient({ transport: http(url), pollingInterval: 50 }),
+    user: createWalletClient({ account: privateKeyToAccount(privateKey as Hex), transport: http(url) }),
+  };
+}
+
+/** The user mints `amount` of a DevToken and sends it to `to` (a deposit address): the transfer's receipt. */
+export async function mintAndPay({ pub, user }: ReturnType<typeof devClients>, token: Address, to: Address, amount: bigint): Promise<TransactionReceipt> {
+  await pub.waitForTransactionReceipt({ hash: await user.writeContract({ chain: null, address: token, abi: devTokenAbi, functionName: 'mint', args: [user.account.address, amount] }) });
+  return pub.waitForTransactionReceipt({ hash: await user.writeContract({ chain: null, address: token, abi: erc20Abi, functionName: 'transfer', args: [to, amount] }) });
 }
