@@ -15,7 +15,7 @@ import { CHAIN_NAMES } from '../src/assets/types.js';
 import { chainsSharingAddresses } from '../src/assets/chains.js';
 import { isEvmAddress } from '../src/chains/accounts.js';
 import type { Deposit, DepositWatcher } from '../src/chains/types.js';
-import { OrderNotFound } from '../src/errors.js';
+import { OrderNotFound, RouterError } from '../src/errors.js';
 import type { Logger } from '../src/log.js';
 import { isInternalAccount } from '../src/orders/money.js';
 import type { OrderDeposit, OrderDepositVanished } from '../src/protocol/index.js';
@@ -56,6 +56,14 @@ const addressKey = (chain: ChainName, address: string) => `${chain}:${address.to
 /** The entry `register` writes, for a store write that saves it with the order's snapshot (same transaction). */
 export function depositAddressEntry(chain: ChainName, address: string, orderId: string, asset: AssetId): KeyEntry {
   return { space: ADDRESSES, key: addressKey(chain, address), value: JSON.stringify({ orderId, asset }) };
+}
+
+/** A poll that failed only for reasons the next poll retries (a chain moved under a scan, a node behind) is logged
+ *  at warn; any other failure at error. */
+function logPollFailure(logger: Logger, err: unknown): void {
+  const failures = err instanceof AggregateError ? (err.errors as unknown[]) : [err];
+  const retried = failures.every((e) => e instanceof RouterError && e.retriable);
+  logger[retried ? 'warn' : 'error']({ err: String(err) }, retried ? 'deposit scan failed; retried on the next poll' : 'deposit scan failed');
 }
 
 export function createDepositFeed(deps: DepositFeedDeps): DepositFeed {
@@ -224,7 +232,7 @@ export function createDepositFeed(deps: DepositFeedDeps): DepositFeed {
     },
     start(everyMs) {
       if (timer) return;
-      timer = setInterval(() => void feed.poll().catch((err) => logger.error({ err: String(err) }, 'deposit scan failed')), everyMs);
+      timer = setInterval(() => void feed.poll().catch((err: unknown) => logPollFailure(logger, err)), everyMs);
       timer.unref();
     },
     async stop() {

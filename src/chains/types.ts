@@ -92,7 +92,9 @@ export interface DepositWatcher {
   /**
    * Every transfer on `chain` in blocks `fromBlock..toBlock` (inclusive; `toBlock` defaults to the height, i.e.
    * mined blocks only). A mined block never gains a transfer, so a scanner keeping `last toBlock + 1` as a durable
-   * cursor sees every transfer exactly once per pass.
+   * cursor sees every transfer exactly once per pass. On a real chain a `toBlock` above the height the node answers
+   * now (a node behind the one that answered the caller's height, or one replacing blocks) is refused with a
+   * retriable ChainMoved rather than answered short, which would move such a cursor over blocks never read.
    */
   scan(chain: ChainName, fromBlock: number, toBlock?: number): Promise<Deposit[]>;
   /** Calls `onDeposit` for deposits to `address` with enough confirmations, existing ones included. */

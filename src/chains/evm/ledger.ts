@@ -162,7 +162,8 @@ export interface EvmChain {
   /** Latest block number. */
   height(): Promise<number>;
   /** Native value transfers (successful transactions with value > 0) and registry-token Transfer logs in the blocks
-   *  (inclusive; `toBlock` capped at the height), by block then position; remembers the blocks' hashes. */
+   *  (inclusive; `toBlock` defaults to the height), by block then position; remembers the blocks' hashes. A `toBlock`
+   *  above the height the node answers now is refused with ChainMoved (see `scan` in DepositWatcher). */
   scan(fromBlock: number, toBlock?: number): Promise<EvmDeposit[]>;
   /** Whether blocks up to `upTo` (the caller's last scanned block) were replaced since they were scanned. */
   checkReorg(upTo: number): Promise<Reorg | null>;
@@ -316,7 +317,13 @@ export function openEvmChain(opts: EvmChainOptions): EvmChain {
     if (!Number.isSafeInteger(fromBlock) || fromBlock < 0) throw new InvalidRequest('fromBlock must be an integer ≥ 0.', 'fromBlock');
     await checkChainId();
     const tip = await height();
-    const to = Math.min(toBlock ?? tip, tip);
+    // A caller keeps `toBlock` as its cursor: answering fewer blocks than asked would step it over blocks never read.
+    // A node answers a lower height than the caller read while it replaces blocks (anvil during a reorg) or when it
+    // lags behind the node answering before (a load balancer): read again on the next pass.
+    if (toBlock !== undefined && toBlock > tip) {
+      throw new ChainMoved(`${chain}: the node answers height ${tip}, below block ${toBlock} asked for (blocks being replaced, or a node behind the one read before); scan again.`);
+    }
+    const to = toBlock ?? tip;
     if (to < fromBlock) return [];
     const numbers = Array.from({ length: to - fromBlock + 1 }, (_, i) => fromBlock + i);
     const blocks = await mapLimit(numbers, 8, (n) => client.getBlock({ blockNumber: BigInt(n), includeTransactions: true }));

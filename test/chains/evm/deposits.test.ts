@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWalletClient, erc20Abi, getAddress, http, type Address } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { AnvilNode } from '../../../src/chains/evm/anvil.js';
+import { ChainMoved } from '../../../src/chains/evm/errors.js';
 import { openEvmChain, type EvmChain } from '../../../src/chains/evm/ledger.js';
 import { NATIVE_EVM_ADDRESS, findAsset } from '../../../src/assets/registry.js';
 import { mintDevToken } from '../../../src/chains/evm/dev-token.js';
@@ -49,8 +50,17 @@ describe('EVM deposits (anvil)', () => {
     expect(again?.confirmations).toBe(3);
     expect(await chain.confirmations({ block: paid.block })).toBe(3);
     expect(await chain.height()).toBe(paid.block + 2);
-    // Blocks above the height are not scanned yet: nothing, and no error.
-    expect(await chain.scan(paid.block + 3, paid.block + 10)).toEqual([]);
+  });
+
+  it('a scan up to a block above the height the node answers is refused with ChainMoved, not answered short: a cursor kept at toBlock would step over the blocks mined after', async () => {
+    const h = await chain.height();
+    await expect(chain.scan(h, h + 1)).rejects.toThrow(ChainMoved);
+    await expect(chain.scan(h + 3, h + 10)).rejects.toThrow(ChainMoved);
+    // Block h + 1 mined afterwards with a deposit in it: the scan asked again finds it.
+    const to = randomAddress();
+    const paid = await payNative(to, 7n);
+    expect(paid.block).toBe(h + 1);
+    expect((await chain.scan(h, h + 1)).filter((d) => d.to === to).map((d) => d.txId)).toEqual([paid.hash]);
   });
 
   it('an ERC-20 transfer of a registry token shows with the token asset, its sender and its place in the transaction', async () => {

@@ -7,6 +7,7 @@ import { createDepositFeed, type DepositFeedDeps } from '../../../actors/deposit
 import type { AssetId, ChainName } from '../../../src/assets/types.js';
 import type { Deposit, Reorg } from '../../../src/chains/types.js';
 import { OrderNotFound } from '../../../src/errors.js';
+import { ChainMoved } from '../../../src/chains/evm/errors.js';
 import { createLogger, type Logger } from '../../../src/log.js';
 import { Writable } from 'node:stream';
 import type { OrderDeposit, OrderDepositVanished } from '../../../src/protocol/index.js';
@@ -25,12 +26,16 @@ function fakeChain(opts: { kv?: Map<string, string>; now?: () => number; logger?
     scans: [] as Array<[number, number]>,
     failTell: false,
     missing: new Set<string>(),
+    /** Thrown by the next scans of base, one each, first first. */
+    scanErrors: [] as Error[],
   };
   const chains: DepositFeedDeps['chains'] = {
     requiredConfirmations: (chain: ChainName) => (chain === 'base' ? 3 : 1),
     height: async (chain: ChainName) => (chain === 'base' ? state.height : 0),
     async scan(chain, from, to) {
       if (chain !== 'base') return [];
+      const failure = state.scanErrors.shift();
+      if (failure) throw failure;
       state.scans.push([from, to!]);
       return state.deposits
         .filter((d) => d.block >= from && d.block <= to!)
@@ -286,5 +291,31 @@ describe('deposit feed: an address whose order does not exist', () => {
     await feed.poll();
     expect(told.map((t) => [t.orderId, t.command.txId])).toEqual([['o-here', '0xe2'], ['o-here', '0xe2']]);
     expect([cursor('seen'), cursor('confirmed')]).toEqual([10, 8]);
+  });
+});
+
+describe('deposit feed: a poll that fails', () => {
+  it('because the chain moved under its scan (a node behind, blocks being replaced) is logged at warn and the next poll tells the deposit; any other failure at error', async () => {
+    const lines: string[] = [];
+    const sink = new Writable({ write: (chunk, _enc, done) => void (lines.push(String(chunk)), done()) });
+    const { feed, state, told, cursor } = fakeChain({ logger: createLogger('info', sink) });
+    await feed.register('base', ADDRESS, 'o-1', BASE_USDC as AssetId);
+    state.deposits = [dep('0xaa', 9)];
+    state.scanErrors = [new ChainMoved('base: the node answers height 7, below block 10 asked for; scan again.'), new Error('disk on fire')];
+    const logged = async (n: number) => {
+      while (lines.length < n) await new Promise((r) => setTimeout(r, 5));
+      return lines.slice(0, n).map((l) => JSON.parse(l) as Record<string, unknown>);
+    };
+    feed.start(5);
+    try {
+      const [moved, other] = await logged(2);
+      expect(moved).toMatchObject({ level: 40, msg: 'deposit scan failed; retried on the next poll' });
+      expect(other).toMatchObject({ level: 50, msg: 'deposit scan failed', err: 'Error: disk on fire' });
+      while (told.length === 0) await new Promise((r) => setTimeout(r, 5));
+    } finally {
+      await feed.stop();
+    }
+    expect(told.map((t) => t.command)).toMatchObject([{ type: 'deposit', txId: '0xaa' }]);
+    expect(cursor('seen')).toBe(10);
   });
 });
