@@ -43,11 +43,12 @@ export class BlockHashes {
 }
 
 /**
- * Walks down from `upTo` while the remembered hash differs from the canonical one (`canonical` answers null for a
- * block the chain no longer has); the lowest differing block is where the replaced blocks start. Null when `upTo`
- * still matches or was never remembered.
+ * Walks down from `upTo` while the remembered hash differs from the canonical one; the lowest differing block is
+ * where the replaced blocks start. Null when `upTo` still matches or was never remembered. `canonical` throws for a
+ * block the node lacks: a chain that looks shorter than before is a node behind far more often than a reorg, and the
+ * blocks of a real one come back with other hashes.
  */
-export async function findReorg(hashes: BlockHashes, upTo: number, canonical: (n: number) => Promise<string | null>): Promise<Reorg | null> {
+export async function findReorg(hashes: BlockHashes, upTo: number, canonical: (n: number) => Promise<string>): Promise<Reorg | null> {
   let from: number | null = null;
   let n = upTo;
   for (; n >= 0 && n > upTo - HASH_WINDOW; n--) {

@@ -165,9 +165,12 @@ export interface EvmChain {
    *  (inclusive; `toBlock` defaults to the height), by block then position; remembers the blocks' hashes. A `toBlock`
    *  above the height the node answers now is refused with ChainMoved (see `scan` in DepositWatcher). */
   scan(fromBlock: number, toBlock?: number): Promise<EvmDeposit[]>;
-  /** Whether blocks up to `upTo` (the caller's last scanned block) were replaced since they were scanned. */
+  /** Whether blocks up to `upTo` (the caller's last scanned block) were replaced since they were scanned: a block now
+   *  has another hash. A node that answers a lower height or lacks such a block proves nothing (a node behind the one
+   *  read before, or one replacing blocks right now) and is refused with ChainMoved: ask again. */
   checkReorg(upTo: number): Promise<Reorg | null>;
-  /** The deposits (as `scan` reported them) whose transfer is no longer on the canonical chain. */
+  /** The deposits (as `scan` reported them) whose transfer is no longer on the canonical chain. A missing receipt
+   *  counts only once the deposit's block is replaced; see `vanishedDeposits`. */
   vanished(deposits: readonly EvmDeposit[]): Promise<EvmDeposit[]>;
   /** Moves `amount` once per key (see file header); a mined revert throws TransferReverted. */
   send(req: EvmSendRequest): Promise<Transfer>;
@@ -196,9 +199,13 @@ function lower(a: string): Address {
 }
 
 /**
- * Which of `deposits` vanished from the canonical chain: no receipt for the txId any more, a receipt that now says
- * reverted, or (token transfers) a receipt without that Transfer log. A transaction mined again in another block
- * is not vanished. Transport errors propagate: the caller asks again.
+ * Which of `deposits` vanished from the canonical chain: no receipt for the txId any more while the block it was in
+ * has been replaced, a receipt that now says reverted, or (token transfers) a receipt without that Transfer log. A
+ * transaction mined again in another block is not vanished. A missing receipt alone is not proof: a node behind the
+ * one that answered the scan (a load balancer's) lacks the block or has not indexed it, and telling an order its
+ * deposit vanished then would book the money back and halt a spent order for nothing. So the block at the deposit's
+ * height must answer with another hash; a node without that block, or with the very block, is refused with
+ * ChainMoved (ask again). Transport errors propagate: the caller asks again.
  */
 export async function vanishedDeposits(client: PublicClient, deposits: readonly EvmDeposit[]): Promise<EvmDeposit[]> {
   const byTx = new Map<Hex, EvmDeposit[]>();
@@ -206,6 +213,13 @@ export async function vanishedDeposits(client: PublicClient, deposits: readonly 
   const gone: EvmDeposit[] = [];
   await mapLimit([...byTx.entries()], 8, async ([hash, ds]) => {
     const receipt = await receiptOrNull(client, hash);
+    if (!receipt) {
+      const { chain, block, blockHash } = ds[0]!;
+      const now = await blockHashOrNull(client, block);
+      if (now === null || now === blockHash) {
+        throw new ChainMoved(`${chain}: no receipt for ${hash}, yet block ${block} is ${now === null ? 'missing' : 'still the one it was mined in'} at the node (a node behind, or one replacing blocks); ask again.`);
+      }
+    }
     for (const d of ds) {
       if (!receipt || receipt.status !== 'success') {
         gone.push(d);
@@ -227,6 +241,16 @@ const TRANSFER_TOPIC = keccak256(new TextEncoder().encode('Transfer(address,addr
 
 function topicAddress(topic: Hex | undefined): string {
   return topic ? `0x${topic.slice(-40)}`.toLowerCase() : '';
+}
+
+/** The hash of block `n` at the node, or null when the node does not have it. */
+async function blockHashOrNull(client: PublicClient, n: number): Promise<string | null> {
+  try {
+    return (await client.getBlock({ blockNumber: BigInt(n) })).hash;
+  } catch (err) {
+    if (err instanceof Error && err.name === 'BlockNotFoundError') return null;
+    throw err;
+  }
 }
 
 async function receiptOrNull(client: PublicClient, hash: Hex): Promise<TransactionReceipt | null> {
@@ -380,13 +404,11 @@ export function openEvmChain(opts: EvmChainOptions): EvmChain {
     return out.map(({ pos: _pos, ...d }) => d);
   }
 
-  async function canonicalHash(n: number): Promise<string | null> {
-    try {
-      return (await client.getBlock({ blockNumber: BigInt(n) })).hash;
-    } catch (err) {
-      if (err instanceof Error && err.name === 'BlockNotFoundError') return null;
-      throw err;
-    }
+  /** The hash of block `n`, which the caller read as mined: a node without it is behind (or replacing blocks). */
+  async function canonicalHash(n: number): Promise<string> {
+    const hash = await blockHashOrNull(client, n);
+    if (hash === null) throw new ChainMoved(`${chain}: the node lacks block ${n}, read before as mined (a node behind, or one replacing blocks); check again.`);
+    return hash;
   }
 
   // ---------------------------------------------------------------- transfers
@@ -740,6 +762,8 @@ export function openEvmChain(opts: EvmChainOptions): EvmChain {
     scan,
     async checkReorg(upTo) {
       await checkChainId();
+      const tip = await height();
+      if (tip < upTo) throw new ChainMoved(`${chain}: the node answers height ${tip}, below block ${upTo} read before (a node behind, or one replacing blocks); check again.`);
       return findReorg(hashes, upTo, canonicalHash);
     },
     vanished: (deposits) => vanishedDeposits(client, deposits),

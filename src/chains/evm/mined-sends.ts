@@ -6,8 +6,9 @@
 // so the router does: the same signed bytes, so the same hash, mined at most once.
 //
 // A send's block is known canonical while the hash the deposit scan remembered for that block (`BlockHashes`) is the
-// one its receipt named, and the chain still reaches that block. Otherwise its receipt is read again: mined again
-// elsewhere, it is followed at its new block; without a receipt it is broadcast again. Sends go back one at a time in
+// one its receipt named. Otherwise its receipt is read again: mined again elsewhere, it is followed at its new block;
+// without a receipt it is broadcast again. A node answering a height below the send's block proves nothing (a node
+// behind the others, or one replacing blocks right now): the send is looked at again once the node reaches it. Sends go back one at a time in
 // the order they were first mined, each once the one before it is mined: a sweep after the top-up that pays its gas,
 // and a payout only once the sweep that funded it is known to have succeeded.
 //
@@ -148,9 +149,13 @@ export class MinedSends {
             changed = true;
             continue;
           }
+          // Above the node's height, or not scanned yet, or scanned with the hash its receipt named.
+          if (send.block > height) {
+            kept.push(send);
+            continue;
+          }
           const hash = await hashAt(send.block);
-          // Not scanned yet, or scanned with the hash its receipt named on a chain that still reaches it.
-          if (send.block <= height && (hash === null || hash === send.blockHash)) {
+          if (hash === null || hash === send.blockHash) {
             kept.push(send);
             continue;
           }

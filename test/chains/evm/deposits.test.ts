@@ -127,4 +127,20 @@ describe('EVM deposits (anvil)', () => {
     expect(rescanned.filter((d) => d.to === drop)).toEqual([]);
     expect(await chain.checkReorg(await chain.height())).toBeNull();
   });
+
+  it('a node behind the one read before is no reorg: checkReorg above its height, and vanished for a deposit whose block it lacks or still has, are refused with ChainMoved', async () => {
+    const to = randomAddress();
+    const paid = await payNative(to, 5_000n);
+    const top = await chain.height();
+    const [d] = (await chain.scan(paid.block, top)).filter((x) => x.to === to);
+    expect(d).toBeDefined();
+    // A node that answers a lower height than the block scanned last (behind its peers, or replacing blocks).
+    await expect(chain.checkReorg(top + 2)).rejects.toThrow(ChainMoved);
+    // A receipt the node lacks while the block it was in is missing, or still the very same block: not proof.
+    const unknownTx = `0x${'ab'.repeat(32)}` as const;
+    await expect(chain.vanished([{ ...d!, txId: unknownTx, block: top + 5 }])).rejects.toThrow(ChainMoved);
+    await expect(chain.vanished([{ ...d!, txId: unknownTx }])).rejects.toThrow(ChainMoved);
+    // The deposit itself, on the chain: not vanished.
+    expect(await chain.vanished([d!])).toEqual([]);
+  });
 });

@@ -132,11 +132,18 @@ describe('MinedSends', () => {
     expect(c.broadcasts).toEqual([]);
   });
 
-  it('a chain now shorter than a send\'s block: its receipt is read and, gone, the send broadcast again', async () => {
+  it('a node answering a height below a send\'s block (behind, or replacing blocks) proves nothing: the send is kept and not broadcast until the node has its block with another hash', async () => {
     const c = fakeChain();
     await c.sent('k:1', '1', 100);
     c.receipts.clear();
     c.state.height = 99;
+    expect(await c.sends.watch()).toEqual([]);
+    expect(c.broadcasts).toEqual([]);
+    expect(await c.sends.watched()).toMatchObject([{ key: 'k:1', block: 100 }]);
+    expect((await c.sends.watched())[0]!.droppedAt).toBeUndefined();
+    // The node has block 100 again, another one than the send's: read again and, gone, broadcast again.
+    c.state.height = 100;
+    c.remembered.set(100, hex('e'));
     await c.sends.watch();
     expect(c.broadcasts).toEqual([hex('1', 8)]);
   });
