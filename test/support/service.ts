@@ -21,7 +21,8 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
-export async function startService(env: Record<string, string> = {}, dataDir?: string): Promise<RunningService> {
+/** `logTo`: where the service's log lines go (its level is ROUTER_LOG_LEVEL, `silent` unless set); stdout otherwise. */
+export async function startService(env: Record<string, string> = {}, dataDir?: string, logTo?: NodeJS.WritableStream): Promise<RunningService> {
   const dir = dataDir ?? mkdtempSync(join(tmpdir(), 'router-svc-'));
   const config = loadConfig({
     ROUTER_DATA_DIR: dir,
@@ -33,7 +34,7 @@ export async function startService(env: Record<string, string> = {}, dataDir?: s
     ROUTER_SHED_TURN_BUDGET_MS: '0',
     ...env,
   });
-  const service = await createEmbeddedService(config, { logger: createLogger(config.logLevel) });
+  const service = await createEmbeddedService(config, { logger: createLogger(config.logLevel, logTo) });
   const server: Server = service.appA.listen(0, '127.0.0.1');
   await new Promise((r) => server.once('listening', r));
   const addr = server.address();

@@ -1,6 +1,7 @@
 // Shared fixture of the EVM tests: a real anvil node answering a registry chain's id, with DevToken placed at
 // every registry ERC-20 address of that chain.
-import { afterAll, beforeAll } from 'vitest';
+import { Writable } from 'node:stream';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import type { Address, Hex, TransactionReceipt } from 'viem';
 import { createPublicClient, createWalletClient, erc20Abi, getAddress, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
@@ -46,10 +47,10 @@ export const DEV_ROLES = {
  * the treasury holding a float of every token, since venues are simulated and the payouts come from it); other
  * chains stay simulated. Stop both in afterAll with `stop()`.
  */
-export async function startServiceOnBase(env: Record<string, string> = {}): Promise<{ node: AnvilNode; svc: RunningService; stop(): Promise<void> }> {
+export async function startServiceOnBase(env: Record<string, string> = {}, logTo?: NodeJS.WritableStream): Promise<{ node: AnvilNode; svc: RunningService; stop(): Promise<void> }> {
   const node = await startDevnetChain('base');
   try {
-    const svc = await startService({ ...devnetServiceEnv(new Map([['base', node]])), ROUTER_DEPOSIT_POLL_MS: '100', ...env });
+    const svc = await startService({ ...devnetServiceEnv(new Map([['base', node]])), ROUTER_DEPOSIT_POLL_MS: '100', ...env }, undefined, logTo);
     return { node, svc, stop: async () => { await svc.stop(); await node.stop(); } };
   } catch (e) {
     await node.stop();
@@ -57,15 +58,31 @@ export async function startServiceOnBase(env: Record<string, string> = {}): Prom
   }
 }
 
+/** Log lines of a test's service kept in memory; the last ones print only when a test fails. */
+const FAILURE_LOG_LINES = 200;
+
 /** The service on a base devnet node for the tests of the enclosing file or describe block: started before them (the
- *  callback receives it), stopped after them. */
+ *  callback receives it), stopped after them. Its warn and error lines are kept and printed under a failed test, so a
+ *  failure on a loaded CI machine says what the service saw. */
 export function useServiceOnBase(started: (s: { node: AnvilNode; svc: RunningService }) => void, env: Record<string, string> = {}): void {
   let stop: (() => Promise<void>) | undefined;
+  let lines: string[] = [];
+  const sink = new Writable({
+    write(chunk, _enc, done) {
+      lines.push(String(chunk).trimEnd());
+      if (lines.length > 2 * FAILURE_LOG_LINES) lines = lines.slice(-FAILURE_LOG_LINES);
+      done();
+    },
+  });
   beforeAll(async () => {
-    const s = await startServiceOnBase(env);
+    const s = await startServiceOnBase({ ROUTER_LOG_LEVEL: 'warn', ...env }, sink);
     stop = s.stop;
     started(s);
   }, 60_000);
+  afterEach(({ task }) => {
+    if (task.result?.state === 'fail') console.error(`The service's last warn and error lines:\n${lines.slice(-FAILURE_LOG_LINES).join('\n')}`);
+    lines = [];
+  });
   afterAll(async () => {
     await stop?.();
   });
