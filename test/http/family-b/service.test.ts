@@ -1,16 +1,12 @@
-// Family B through the real embedded service (actors, store, simulated chains): quote → order (token mode) → deposit
-// via the dev listener → `completed`, read through B and through Family A; cancels by token and by a viem-signed
-// EIP-712 CancelOrder; the same cancel again (a client's retry) answers the order.
+// Family B through the real embedded service (actors, store, simulated chains): the scenarios of
+// test/support/family-b-scenarios.ts (which run through a cluster too), then what only the embedded service shows:
+// the gateway secret's file, a cancel of a delivered order, cancelAfter on the dev clock, idempotency, Family A orders
+// read through B, the router's candidates, and cancels that unwind a frozen order.
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { privateKeyToAccount } from 'viem/accounts';
-import { CANCEL_DOMAIN, CANCEL_TYPES } from '../../../http/index.js';
+import { familyBClient, familyBScenarios, SENDER, TO, authorizer } from '../../support/family-b-scenarios.js';
 import { startService, type RunningService } from '../../support/service.js';
-
-const TO = '0x9858EfFD232B4033E47d90003D41EC34EcaEda94';
-const SENDER = '0x000000000000000000000000000000000000dEaD';
-const authorizer = privateKeyToAccount('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d');
 
 let svc: RunningService;
 beforeAll(async () => {
@@ -18,77 +14,18 @@ beforeAll(async () => {
 });
 afterAll(async () => svc.stop());
 
-const postB = (path: string, body: unknown) => svc.post(`${svc.urlB}${path}`, body);
-const getB = async (id: string) => (await (await fetch(`${svc.urlB}/order/${id}`)).json()) as Record<string, any>;
-const getA = async (id: string) => (await (await fetch(`${svc.url}/order/${id}`)).json()) as Record<string, any>;
-const deposit = (to: string, amount: string) => svc.post(`${svc.devUrl}/deposits`, { to, asset: 'base.usdc', amount, from: SENDER });
+const deployment = () => ({ url: svc.url, urlB: svc.urlB, devUrl: svc.devUrl, now: () => svc.service.clock.now() });
+familyBScenarios('over the embedded service', deployment, { waitMs: 10_000 });
 
-async function untilB(id: string, statuses: string[], ms = 10_000) {
-  const end = Date.now() + ms;
-  for (;;) {
-    const o = await getB(id);
-    if (statuses.includes(o.status) || Date.now() > end) return o;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+const { postB, getB, getA, deposit, untilB, orderB, cancelSignature } = familyBClient(deployment, 10_000);
 
-async function orderB(extra: Record<string, unknown>, amount = '2500') {
-  const q = await postB('/quote', { from: 'base.usdc', to: 'arbitrum.usdc', fromAmount: amount });
-  expect(q.status).toBe(200);
-  const o = await postB('/order/market', { quoteId: q.body.quoteId, fromAddress: SENDER, toAddress: TO, ...extra });
-  expect(o.status).toBe(201);
-  return { quote: q.body, order: o.body };
-}
-
-describe('Family B over the embedded service: quote → order (token mode) → deposit → completed, readable through A', () => {
-  it('delivers, and both families show the order', async () => {
-    const { quote, order } = await orderB({ refundMode: 'token' });
-    expect(order.status).toBe('quoted');
-    expect(order.refundToken).toMatch(/^rgt_/);
-    expect(order.amountToSend).toBe('2500');
-    expect((await deposit(order.orderAddress, '2500')).status).toBe(201);
-    const done = await untilB(order.orderId, ['completed']);
-    expect(done.status).toBe('completed');
-    expect(Number(done.amountOut)).toBeGreaterThanOrEqual(Number(quote.estimatedOut) * 0.99);
-    const a = await getA(order.orderId);
-    expect(a).toMatchObject({ id: order.orderId, status: 'delivered', deposit_address: order.orderAddress, amount_out: done.amountOut });
-  });
-  it('the generated gateway secret is private (0600) in the data dir', () => {
+describe('The generated gateway secret', () => {
+  it('is private (0600) in the data dir', () => {
     expect(statSync(join(svc.dataDir, 'gateway-secret')).mode & 0o777).toBe(0o600);
   });
 });
 
-describe('Cancel by token of an underfunded order: what arrived is refunded', () => {
-  it('refund_pending, then refunded', async () => {
-    const { order } = await orderB({ refundMode: 'token' });
-    await deposit(order.orderAddress, '1000');
-    const part = await untilB(order.orderId, ['quoted']);
-    expect(part.status).toBe('quoted');
-    // Wait until the core has seen the partial deposit (underfunded), then cancel.
-    for (let i = 0; i < 200 && (await getA(order.orderId)).status !== 'underfunded'; i++) await new Promise((r) => setTimeout(r, 20));
-    const r = await postB(`/order/${order.orderId}/cancel`, { refundToken: order.refundToken });
-    expect(r.status).toBe(200);
-    expect(['refund_pending', 'refunded']).toContain(r.body.status);
-    const end = await untilB(order.orderId, ['refunded']);
-    expect(end.status).toBe('refunded');
-    expect((await getA(order.orderId)).refunds[0]).toMatchObject({ reason: 'cancelled', to_address: SENDER });
-  });
-});
-
-describe('Cancel by a viem-signed EIP-712 CancelOrder before the deposit; the same cancel again answers the order', () => {
-  it('cancelled, then 200 cancelled again', async () => {
-    const { order } = await orderB({ refundAuthorizer: authorizer.address });
-    const deadline = Math.floor(svc.service.clock.now() / 1000) + 300;
-    const refundSignature = await authorizer.signTypedData({
-      domain: CANCEL_DOMAIN, types: CANCEL_TYPES, primaryType: 'CancelOrder', message: { orderId: order.orderId, gateway: 'swap-router', deadline: BigInt(deadline) },
-    });
-    const r = await postB(`/order/${order.orderId}/cancel`, { refundSignature, refundSignatureDeadline: deadline });
-    expect(r.status).toBe(200);
-    expect(r.body.status).toBe('cancelled');
-    const again = await postB(`/order/${order.orderId}/cancel`, { refundSignature, refundSignatureDeadline: deadline });
-    expect([again.status, again.body.status]).toEqual([200, 'cancelled']);
-    expect((await getA(order.orderId)).status).toBe('expired');
-  });
+describe('Cancel of a delivered order', () => {
   it('a delivered order → 409 conflict with status completed', async () => {
     const { order } = await orderB({ refundMode: 'token' });
     await deposit(order.orderAddress, '2500');
@@ -182,13 +119,10 @@ describe('Cancel of a frozen order unwinds it: the self-service recovery', () =>
     expect(o.status).toBe(201);
     expect((await halt(second, true)).status).toBe(200);
     try {
-      await svc.post(`${svc.devUrl}/deposits`, { to: o.body.orderAddress, asset: 'robinhood.usdg', amount: '5000', from: SENDER });
+      await deposit(o.body.orderAddress, '5000', 'robinhood.usdg');
       expect((await untilB(o.body.orderId, ['failed'])).status).toBe('failed');
       const deadline = Math.floor(Date.now() / 1000) + 300;
-      const signature = await authorizer.signTypedData({
-        domain: CANCEL_DOMAIN, types: CANCEL_TYPES, primaryType: 'CancelOrder',
-        message: { orderId: o.body.orderId, gateway: 'swap-router', deadline: BigInt(deadline) },
-      });
+      const signature = await cancelSignature(o.body.orderId, deadline);
       const r = await postB(`/order/${o.body.orderId}/cancel`, { refundSignature: signature, refundSignatureDeadline: deadline });
       expect(r.status).toBe(200);
       const end = await untilB(o.body.orderId, ['refunded'], 20_000);
