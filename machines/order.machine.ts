@@ -248,6 +248,9 @@ function stepInput(ctx: OrderContext): StepInput {
   };
 }
 
+/** What a filled step (of the route or of a swap back) leaves of the retries before it: nothing. */
+const STEP_SETTLED = { attempt: 0, retryAt: null, lastError: null, partMoved: false } as const;
+
 /** The record of the step `stepInput` describes, once its venue filled. */
 function filledLeg(ctx: OrderContext, output: StepResult, unwind: boolean): LegRecord {
   const o = output as Extract<StepResult, { status: 'filled' }>;
@@ -646,10 +649,7 @@ export const orderMachine = setup({
                     actions: assign(({ context, event }) => ({
                       legs: [...context.legs, filledLeg(context, event.output, false)],
                       step: context.step + 1,
-                      attempt: 0,
-                      retryAt: null,
-                      lastError: null,
-                      partMoved: false,
+                      ...STEP_SETTLED,
                     })),
                   },
                   {
@@ -834,10 +834,7 @@ export const orderMachine = setup({
                     actions: assign(({ context, event }) => ({
                       legs: [...context.legs, filledLeg(context, event.output, true)],
                       unwind: { ...context.unwind!, step: context.unwind!.step + 1 },
-                      attempt: 0,
-                      retryAt: null,
-                      lastError: null,
-                      partMoved: false,
+                      ...STEP_SETTLED,
                     })),
                   },
                   { guard: 'stepUnsettled', target: 'backoff', actions: 'retryLater' },
