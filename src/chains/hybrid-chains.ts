@@ -23,6 +23,7 @@ import type { ActorStore } from '../store/types.js';
 import { orderOfKey } from '../orders/money.js';
 import { MINT_ACCOUNT, accountKey, isUnbounded } from './accounts.js';
 import { InsufficientFunds, simulatedDepositOnRealChain } from './errors.js';
+import { ChainMoved } from './evm/errors.js';
 import { openEvmChain, type EvmChain, type EvmChainOptions } from './evm/ledger.js';
 import type { EvmDeposit } from './evm/ledger.js';
 import type { AccountReconciliation, ChainLedger, GasDeskSpend, Deposit, Reorg, SimChains, Transfer, TransferFilter, TransferRequest } from './types.js';
@@ -381,8 +382,10 @@ export function openHybridChains(opts: HybridChainsOptions): HybridChains {
    *  are read; when it is not (a reorg), everything is read again. A watch asks on every new block, and a dev node
    *  grows by hundreds of blocks per simulated bitcoin block: reading the whole chain each time grew without end. */
   const transfersRead = new Map<ChainName, { upTo: number; upToHash: string; found: EvmDeposit[] }>();
+  /** Reads of the transfers in a row a moving chain may take before the caller hears ChainMoved and asks later. */
+  const MAX_READS = 3;
 
-  /** The hash of block `n` on the node's chain now; null when the chain no longer reaches `n` (a reorg to a shorter one). */
+  /** The hash of block `n` on the node's chain now; null when the node does not reach `n` (behind, or a shorter chain). */
   const canonicalHash = async (evm: EvmChain, n: number): Promise<string | null> => {
     try {
       return (await evm.client.getBlock({ blockNumber: BigInt(n) })).hash;
@@ -392,18 +395,26 @@ export function openHybridChains(opts: HybridChainsOptions): HybridChains {
     }
   };
 
-  async function transfersOn(evm: EvmChain): Promise<{ tip: number; found: EvmDeposit[] }> {
+  async function transfersOn(evm: EvmChain, attempt = 1): Promise<{ tip: number; found: EvmDeposit[] }> {
     const tip = await evm.height();
-    const tipHash = await canonicalHash(evm, tip);
     let read = transfersRead.get(evm.chain);
+    // A node answering below the blocks read already is behind its peers (or replacing blocks): it proves no reorg,
+    // and reading the whole chain again on its word would be for nothing.
+    if (read && tip < read.upTo) {
+      throw new ChainMoved(`${evm.chain}: the node answers height ${tip}, below block ${read.upTo} read before (a node behind, or one replacing blocks); read again.`);
+    }
+    const tipHash = await canonicalHash(evm, tip);
     // No new block: block upTo is the tip, whose hash was just read.
-    const upToHash = read && read.upTo <= tip ? (read.upTo === tip ? tipHash : await canonicalHash(evm, read.upTo)) : null;
+    const upToHash = read ? (read.upTo === tip ? tipHash : await canonicalHash(evm, read.upTo)) : null;
     if (read && upToHash !== read.upToHash) read = undefined;
     if (read && read.upTo === tip) return { tip, found: read.found };
     const more = await evm.scan(read ? read.upTo + 1 : 0, tip);
     // Block `tip` the same before and after the scan: the blocks read are its ancestors, and so is block upTo, checked
     // in between. Otherwise the chain was replaced under the reads: read again.
-    if (tipHash === null || (await canonicalHash(evm, tip)) !== tipHash) return transfersOn(evm);
+    if (tipHash === null || (await canonicalHash(evm, tip)) !== tipHash) {
+      if (attempt >= MAX_READS) throw new ChainMoved(`${evm.chain}: the chain moved under ${MAX_READS} reads in a row; read again.`);
+      return transfersOn(evm, attempt + 1);
+    }
     const found = [...(read?.found ?? []), ...more];
     transfersRead.set(evm.chain, { upTo: tip, upToHash: tipHash, found });
     return { tip, found };

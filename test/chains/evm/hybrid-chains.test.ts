@@ -8,6 +8,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { NATIVE_EVM_ADDRESS, findAsset } from '../../../src/assets/registry.js';
 import { MINT_ACCOUNT, poolAccount } from '../../../src/chains/index.js';
 import { InsufficientFunds } from '../../../src/chains/errors.js';
+import { ChainMoved } from '../../../src/chains/evm/errors.js';
 import { ANVIL_ACCOUNTS, type AnvilNode } from '../../../src/chains/evm/anvil.js';
 import { mintDevToken } from '../../../src/chains/evm/dev-token.js';
 import { OUTBOX_SPACE } from '../../../src/chains/evm/ledger.js';
@@ -177,5 +178,19 @@ describe('hybrid chains: depositsTo reads the blocks since its last call, and a 
 
     await mintDevToken(node.url, tokenAddress('base', 'USDC'), dep, 4_000_000n, { from: MINTER });
     expect((await chains.depositsTo('base', dep)).map((d) => d.amount)).toEqual([4_000_000n]);
+  });
+
+  it('a node answering a height below the blocks read before is refused with ChainMoved, not read again from block 0; once it is past them again, a replaced block is found', async () => {
+    const dep = await depositAddress();
+    const snapshot = await rpc(node, 'evm_snapshot', []);
+    await mintDevToken(node.url, tokenAddress('base', 'USDC'), dep, 5_000_000n, { from: MINTER });
+    await rpc(node, 'anvil_mine', ['0x2']);
+    expect((await chains.depositsTo('base', dep)).map((d) => d.amount)).toEqual([5_000_000n]);
+    // The node goes back three blocks, as one behind its peers would answer.
+    await rpc(node, 'evm_revert', [snapshot]);
+    await expect(chains.depositsTo('base', dep)).rejects.toThrow(ChainMoved);
+    // Past them again on another branch: the block read last has another hash, and everything is read again.
+    await rpc(node, 'anvil_mine', ['0x4']);
+    expect(await chains.depositsTo('base', dep)).toEqual([]);
   });
 });
