@@ -13,7 +13,7 @@
 // router-accounts.ts, deposit addresses' gas in gas-desk.ts.
 import { confirmationsAt } from './blocks.js';
 import { boundLedger } from './bound-ledger.js';
-import { BlockNotFoundError, isAddress, type Address, type Hex } from 'viem';
+import { isAddress, type Address, type Hex } from 'viem';
 import { privateKeyToAddress } from 'viem/accounts';
 import type { AssetId, ChainName } from '../assets/types.js';
 import { InvalidAddress, InvalidRequest } from '../errors.js';
@@ -24,7 +24,7 @@ import { orderOfKey } from '../orders/money.js';
 import { MINT_ACCOUNT, accountKey, isUnbounded } from './accounts.js';
 import { InsufficientFunds, simulatedDepositOnRealChain } from './errors.js';
 import { ChainMoved } from './evm/errors.js';
-import { openEvmChain, type EvmChain, type EvmChainOptions } from './evm/ledger.js';
+import { blockHashOrNull, openEvmChain, type EvmChain, type EvmChainOptions } from './evm/ledger.js';
 import type { EvmDeposit } from './evm/ledger.js';
 import type { AccountReconciliation, ChainLedger, GasDeskSpend, Deposit, Reorg, SimChains, Transfer, TransferFilter, TransferRequest } from './types.js';
 import { gasDesk } from './gas-desk.js';
@@ -386,14 +386,7 @@ export function openHybridChains(opts: HybridChainsOptions): HybridChains {
   const MAX_READS = 3;
 
   /** The hash of block `n` on the node's chain now; null when the node does not reach `n` (behind, or a shorter chain). */
-  const canonicalHash = async (evm: EvmChain, n: number): Promise<string | null> => {
-    try {
-      return (await evm.client.getBlock({ blockNumber: BigInt(n) })).hash;
-    } catch (err) {
-      if (err instanceof BlockNotFoundError) return null;
-      throw err;
-    }
-  };
+  const canonicalHash = (evm: EvmChain, n: number): Promise<string | null> => blockHashOrNull(evm.client, n);
 
   async function transfersOn(evm: EvmChain, attempt = 1): Promise<{ tip: number; found: EvmDeposit[] }> {
     const tip = await evm.height();

@@ -244,7 +244,7 @@ function topicAddress(topic: Hex | undefined): string {
 }
 
 /** The hash of block `n` at the node, or null when the node does not have it. */
-async function blockHashOrNull(client: PublicClient, n: number): Promise<string | null> {
+export async function blockHashOrNull(client: PublicClient, n: number): Promise<string | null> {
   try {
     return (await client.getBlock({ blockNumber: BigInt(n) })).hash;
   } catch (err) {

@@ -8,9 +8,9 @@
 // A send's block is known canonical while the hash the deposit scan remembered for that block (`BlockHashes`) is the
 // one its receipt named. Otherwise its receipt is read again: mined again elsewhere, it is followed at its new block;
 // without a receipt it is broadcast again. A node answering a height below the send's block proves nothing (a node
-// behind the others, or one replacing blocks right now): the send is looked at again once the node reaches it. Sends go back one at a time in
-// the order they were first mined, each once the one before it is mined: a sweep after the top-up that pays its gas,
-// and a payout only once the sweep that funded it is known to have succeeded.
+// behind the others, or one replacing blocks right now): the send is looked at again once the node reaches it. Sends
+// go back one at a time in the order they were first mined, each once the one before it is mined: a sweep after the
+// top-up that pays its gas, and a payout only once the sweep that funded it is known to have succeeded.
 //
 // A send that cannot be restored (mined again and reverted: its deposit left the chain too; its nonce taken by another
 // transaction; refused for WATCH_BLOCKS blocks) is given up and named at error for an operator, and every later
@@ -149,12 +149,13 @@ export class MinedSends {
             changed = true;
             continue;
           }
-          // Above the node's height, or not scanned yet, or scanned with the hash its receipt named.
+          // Above the node's height: looked at once the node reaches it.
           if (send.block > height) {
             kept.push(send);
             continue;
           }
           const hash = await hashAt(send.block);
+          // Not scanned yet, or scanned with the hash its receipt named.
           if (hash === null || hash === send.blockHash) {
             kept.push(send);
             continue;
