@@ -58,12 +58,28 @@ export function depositAddressEntry(chain: ChainName, address: string, orderId: 
   return { space: ADDRESSES, key: addressKey(chain, address), value: JSON.stringify({ orderId, asset }) };
 }
 
-/** A poll that failed only for reasons the next poll retries (a chain moved under a scan, a node behind) is logged
- *  at warn; any other failure at error. */
-function logPollFailure(logger: Logger, err: unknown): void {
-  const failures = err instanceof AggregateError ? (err.errors as unknown[]) : [err];
-  const retried = failures.every((e) => e instanceof RouterError && e.retriable);
-  logger[retried ? 'warn' : 'error']({ err: String(err) }, retried ? 'deposit scan failed; retried on the next poll' : 'deposit scan failed');
+/**
+ * The log of the timer's polls. A poll that failed only for reasons the next poll retries (a chain moved under a
+ * scan, a node behind its peers) is logged at warn when it starts a run of failures and at debug after that, so a node
+ * lagging for minutes writes one line, not one a poll; any other failure at error every time. The poll that ends a run
+ * says at info how many failed.
+ */
+function pollLog(logger: Logger) {
+  let failedInARow = 0;
+  return {
+    failed(err: unknown): void {
+      failedInARow++;
+      const failures = err instanceof AggregateError ? (err.errors as unknown[]) : [err];
+      const retried = failures.every((e) => e instanceof RouterError && e.retriable);
+      if (!retried) logger.error({ err: String(err), failedInARow }, 'deposit scan failed');
+      else if (failedInARow === 1) logger.warn({ err: String(err) }, 'deposit scan failed; retried on the next poll');
+      else logger.debug({ err: String(err), failedInARow }, 'deposit scan failed again; retried on the next poll');
+    },
+    succeeded(): void {
+      if (failedInARow > 0) logger.info({ failedPolls: failedInARow }, 'deposit scans succeed again');
+      failedInARow = 0;
+    },
+  };
 }
 
 export function createDepositFeed(deps: DepositFeedDeps): DepositFeed {
@@ -232,7 +248,8 @@ export function createDepositFeed(deps: DepositFeedDeps): DepositFeed {
     },
     start(everyMs) {
       if (timer) return;
-      timer = setInterval(() => void feed.poll().catch((err: unknown) => logPollFailure(logger, err)), everyMs);
+      const log = pollLog(logger);
+      timer = setInterval(() => void feed.poll().then(log.succeeded, log.failed), everyMs);
       timer.unref();
     },
     async stop() {

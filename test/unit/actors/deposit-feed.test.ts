@@ -295,22 +295,25 @@ describe('deposit feed: an address whose order does not exist', () => {
 });
 
 describe('deposit feed: a poll that fails', () => {
-  it('because the chain moved under its scan (a node behind, blocks being replaced) is logged at warn and the next poll tells the deposit; any other failure at error', async () => {
+  it('because the chain moved under its scan (a node behind, blocks being replaced) is logged at warn once a run, and the next poll tells the deposit; any other failure at error; the poll that ends the run says how many failed', async () => {
     const lines: string[] = [];
     const sink = new Writable({ write: (chunk, _enc, done) => void (lines.push(String(chunk)), done()) });
     const { feed, state, told, cursor } = fakeChain({ logger: createLogger('info', sink) });
     await feed.register('base', ADDRESS, 'o-1', BASE_USDC as AssetId);
     state.deposits = [dep('0xaa', 9)];
-    state.scanErrors = [new ChainMoved('base: the node answers height 7, below block 10 asked for; scan again.'), new Error('disk on fire')];
+    const moved = () => new ChainMoved('base: the node answers height 7, below block 10 asked for; scan again.');
+    state.scanErrors = [moved(), moved(), moved(), new Error('disk on fire')];
     const logged = async (n: number) => {
       while (lines.length < n) await new Promise((r) => setTimeout(r, 5));
       return lines.slice(0, n).map((l) => JSON.parse(l) as Record<string, unknown>);
     };
     feed.start(5);
     try {
-      const [moved, other] = await logged(2);
-      expect(moved).toMatchObject({ level: 40, msg: 'deposit scan failed; retried on the next poll' });
-      expect(other).toMatchObject({ level: 50, msg: 'deposit scan failed', err: 'Error: disk on fire' });
+      const [first, other, recovered] = await logged(3);
+      expect(first).toMatchObject({ level: 40, msg: 'deposit scan failed; retried on the next poll' });
+      // The second and third moved polls are at debug, below the logger's level.
+      expect(other).toMatchObject({ level: 50, msg: 'deposit scan failed', err: 'Error: disk on fire', failedInARow: 4 });
+      expect(recovered).toMatchObject({ level: 30, msg: 'deposit scans succeed again', failedPolls: 4 });
       while (told.length === 0) await new Promise((r) => setTimeout(r, 5));
     } finally {
       await feed.stop();
