@@ -268,7 +268,7 @@ export async function openMongoStore(url: string, opts: MongoStoreOptions = {}):
     let start!: () => void;
     const started = new Promise<void>((resolve) => (start = resolve));
     const settled = started.then(() => followed(opts?.after)).then(write);
-    // Before the write starts: a ticket another write took refuses this one.
+    // The write starts only once its ticket is taken: a ticket another write took throws here, and nothing is written.
     opts?.ticket?.take(settled, undefined);
     start();
     return settled;
