@@ -280,6 +280,26 @@ function isBusy(err: unknown): boolean {
   return err instanceof Error && 'code' in err && typeof err.code === 'string' && err.code.startsWith('SQLITE_BUSY');
 }
 
+/**
+ * Switches the file to WAL, waiting for another process's write to end. The switch reads the file's header, then
+ * upgrades that read to a write; SQLite answers such an upgrade busy at once, without its busy handler (two
+ * upgraders waiting on each other would deadlock), so several processes opening one rollback-journal file at once
+ * would fail here. The wait blocks the thread: opening a store is synchronous and happens before it serves anything.
+ */
+function switchToWal(db: Database.Database, waitMs: number): void {
+  const since = performance.now();
+  const sleeper = new Int32Array(new SharedArrayBuffer(4));
+  for (let tries = 1; ; tries++) {
+    try {
+      db.pragma('journal_mode = WAL');
+      return;
+    } catch (err) {
+      if (!isBusy(err) || performance.now() - since >= waitMs) throw err;
+      Atomics.wait(sleeper, 0, 0, Math.min(50, 2 ** tries));
+    }
+  }
+}
+
 export interface SqliteStoreOptions {
   /** What SQLite waits for a lock before it answers busy (default BUSY_RETRY_MS). */
   busyTimeoutMs?: number;
@@ -306,9 +326,9 @@ export function openSqliteStore(file: string, options: SqliteStoreOptions = {}):
   const busyRetryMs = options.busyRetryMs ?? BUSY_RETRY_MS;
   // The data dir 0700 when it is created here, the file and its -wal/-shm 0600 (private-files.ts).
   const db = openPrivateDatabase(file);
-  // busy_timeout first: switching a file to WAL takes a lock that another process opening it may hold.
-  db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? BUSY_RETRY_MS}`);
-  db.pragma('journal_mode = WAL');
+  const busyTimeoutMs = options.busyTimeoutMs ?? BUSY_RETRY_MS;
+  db.pragma(`busy_timeout = ${busyTimeoutMs}`);
+  switchToWal(db, busyTimeoutMs);
   db.pragma('synchronous = FULL');
   // Each write of a group commit runs in a savepoint, whose journal keeps the original of every page the write
   // changes (an order's insert touches a page per index): in a temporary file by default, written through the OS on
