@@ -241,7 +241,8 @@ function spread(walls: number[]): { p50: number; p99: number; max: number } {
 /** One round of `fast` quotes, latency scale 1, with one venue that never answers: a fresh service, a warm-up wave,
  *  then N quotes from CONNECTIONS callers, and the same calls answered by a bare server after the deadline. */
 async function silentRound(candidates: boolean): Promise<{ walls: number[]; bareWalls: number[]; warmWalls: number[]; wrong: number; refused: number }> {
-  const N = Number(process.env.BENCH_SILENT_QUOTES ?? 60);
+  // A p99 needs at least a hundred walls to be anything but the slowest one.
+  const N = Number(process.env.BENCH_SILENT_QUOTES ?? 200);
   // The first quotes of a fresh process run cold code (the JIT has not compiled the quote path yet): one wave of
   // them goes first, timed and checked like the others and shown apart, as the throughput rounds follow a warm-up.
   const WARMUP = Number(process.env.BENCH_SILENT_WARMUP ?? CONNECTIONS);
