@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import { parseAmount, parseChainAsset, validateAddress } from '../../src/assets/index.js';
 import type { Asset } from '../../src/assets/types.js';
 import { InvalidRequest } from '../../src/errors.js';
-import { VENUE_IDS, type VenueId } from '../../src/venues/types.js';
+import { isVenueId, VENUE_IDS, type VenueId } from '../../src/venues/types.js';
 import { errorReply } from '../family-a/errors.js';
 import { newEdgeApp } from '../app-common.js';
 import { readJsonBody } from '../json-body.js';
@@ -31,8 +31,19 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 const MAX_ADVANCE_MS = 366 * 24 * 3600 * 1000;
 
-function field(body: unknown, name: string): string {
-  const v = (body as Record<string, unknown> | null)?.[name];
+type JsonObject = Record<string, unknown>;
+
+const isJsonObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The body as a JSON object, or 400. */
+async function objectBody(ctx: Koa.Context, limitBytes: number): Promise<JsonObject> {
+  const body = await readJsonBody(ctx, limitBytes);
+  if (!isJsonObject(body)) throw new InvalidRequest('The body must be a JSON object.');
+  return body;
+}
+
+function field(body: JsonObject, name: string): string {
+  const v = body[name];
   if (typeof v !== 'string' || v.trim() === '') throw new InvalidRequest(`\`${name}\` is required and must be a string.`, name);
   return v;
 }
@@ -41,8 +52,7 @@ export function createDevApp(deps: DevDeps): Koa {
   const app = newEdgeApp();
   const router = new Router();
   router.post('/deposits', async (ctx) => {
-    const body = await readJsonBody(ctx, deps.bodyLimitBytes);
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new InvalidRequest('The body must be a JSON object.');
+    const body = await objectBody(ctx, deps.bodyLimitBytes);
     const asset = parseChainAsset(field(body, 'asset'), 'asset');
     const amount = parseAmount(field(body, 'amount'), asset, 'formatted', 'amount');
     const to = validateAddress(asset.chain, field(body, 'to'), 'to');
@@ -52,8 +62,7 @@ export function createDevApp(deps: DevDeps): Koa {
     ctx.body = { tx_id: t.txId, chain: asset.chain, block: t.block };
   });
   router.post('/clock/advance', async (ctx) => {
-    const body = (await readJsonBody(ctx, deps.bodyLimitBytes)) as Record<string, unknown> | null;
-    const ms = body?.ms;
+    const { ms } = await objectBody(ctx, deps.bodyLimitBytes);
     if (typeof ms !== 'number' || !Number.isInteger(ms) || ms < 0 || ms > MAX_ADVANCE_MS) {
       throw new InvalidRequest(`\`ms\` must be an integer between 0 and ${MAX_ADVANCE_MS}.`, 'ms');
     }
@@ -70,12 +79,12 @@ export function createDevApp(deps: DevDeps): Koa {
   });
   // A simulated venue halts (or resumes), so frozen orders and their unwinds can be tried by hand and in tests.
   router.post('/venues/:venue/halt', async (ctx) => {
-    const body = (await readJsonBody(ctx, deps.bodyLimitBytes)) as Record<string, unknown> | null;
     const venue = ctx.params.venue ?? '';
-    if (!(VENUE_IDS as readonly string[]).includes(venue)) throw new InvalidRequest(`\`venue\` must be one of ${VENUE_IDS.join(', ')}.`, 'venue');
-    if (typeof body?.halted !== 'boolean') throw new InvalidRequest('`halted` must be a boolean.', 'halted');
-    await deps.haltVenue(venue as VenueId, body.halted);
-    ctx.body = { venue, halted: body.halted };
+    if (!isVenueId(venue)) throw new InvalidRequest(`\`venue\` must be one of ${VENUE_IDS.join(', ')}.`, 'venue');
+    const { halted } = await objectBody(ctx, deps.bodyLimitBytes);
+    if (typeof halted !== 'boolean') throw new InvalidRequest('`halted` must be a boolean.', 'halted');
+    await deps.haltVenue(venue, halted);
+    ctx.body = { venue, halted };
   });
   const { metrics } = deps;
   if (metrics) {

@@ -1,6 +1,7 @@
 // POST /order and GET /order/{id}: body or path → schema → addresses checked for the quote's chains → quote and order
 // actors over the bus (`quote.order`: bind, then create; spec 4) → wire Order. A 400 is decided before anything is
 // bound or created.
+import type { RouterMiddleware } from '@koa/router';
 import type Koa from 'koa';
 import { assetById, validateAddress } from '../../src/assets/index.js';
 import type { Bus } from '../../src/bus/types.js';
@@ -70,11 +71,11 @@ export function postOrder(deps: OrderRouteDeps): Koa.Middleware {
   };
 }
 
-export function getOrder(deps: Pick<OrderRouteDeps, 'bus'>): Koa.Middleware {
+export function getOrder(deps: Pick<OrderRouteDeps, 'bus'>): RouterMiddleware {
   return async (ctx) => {
     const { requestId } = edgeState(ctx);
-    // @koa/router sets `params` (already percent-decoded) on the context it hands to a route.
-    const raw = (ctx as unknown as { params?: Record<string, string | undefined> }).params?.id ?? '';
+    // @koa/router percent-decodes the path's parameters.
+    const raw = ctx.params.id ?? '';
     assertOrderId(raw);
     const id = canonicalUuid(raw);
     const order = await deps.bus.request({ kind: 'order', id }, { type: 'order.get' }, { requestId });

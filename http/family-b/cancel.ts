@@ -3,7 +3,7 @@
 // `conflict`, its status in details) and answers a cancel asked again of an order it already closed with the order
 // (200), so a client retrying a cancel whose answer it lost succeeds. An authorization is not used up: a token
 // refused while the order executed still unwinds it once stalled or frozen (and a token is the order's only one).
-import type Koa from 'koa';
+import type { RouterMiddleware } from '@koa/router';
 import { verifyTypedData, type Hex } from 'viem';
 import type { Bus } from '../../src/bus/types.js';
 import type { Clock } from '../../src/clock.js';
@@ -38,7 +38,7 @@ export interface BCancelDeps {
   clock: Clock;
 }
 
-export function postCancelB(deps: BCancelDeps): Koa.Middleware {
+export function postCancelB(deps: BCancelDeps): RouterMiddleware {
   return async (ctx) => {
     const { requestId, log } = edgeState(ctx);
     const orderId = orderIdParam(ctx);

@@ -1,5 +1,6 @@
 // GET /order/{orderId} of Family B: any order (made through A or B) in B's shape, with B's status. The route and the
 // estimate are the quote's, so the quote is read beside the order. `?amountFormat=raw|readable` (default readable).
+import type { RouterContext, RouterMiddleware } from '@koa/router';
 import type Koa from 'koa';
 import type { Bus } from '../../src/bus/types.js';
 import { InvalidRequest, Unavailable } from '../../src/errors.js';
@@ -11,8 +12,9 @@ import { renderBOrder } from './render.js';
 import { assertUuid } from './validate.js';
 import type { BAmountFormat } from './wire.js';
 
-export function orderIdParam(ctx: Koa.Context): string {
-  const raw = (ctx as unknown as { params?: Record<string, string | undefined> }).params?.orderId ?? '';
+export function orderIdParam(ctx: RouterContext): string {
+  // @koa/router percent-decodes the path's parameters.
+  const raw = ctx.params.orderId ?? '';
   assertUuid(raw, 'orderId');
   return canonicalUuid(raw);
 }
@@ -24,7 +26,7 @@ export function amountFormatQuery(ctx: Koa.Context): BAmountFormat {
   throw new InvalidRequest('`amountFormat` must be one of readable, raw.', 'amountFormat');
 }
 
-export function getOrderB(deps: { bus: Bus }): Koa.Middleware {
+export function getOrderB(deps: { bus: Bus }): RouterMiddleware {
   return async (ctx) => {
     const { requestId } = edgeState(ctx);
     const id = orderIdParam(ctx);

@@ -8,6 +8,10 @@ export const VENUE_IDS = [
 ] as const;
 export type VenueId = (typeof VENUE_IDS)[number];
 
+export function isVenueId(name: string): name is VenueId {
+  return (VENUE_IDS as readonly string[]).includes(name);
+}
+
 /** How a step runs (spec 2.3). */
 export type Execution =
   | { mode: 'evm'; chain: number }
