@@ -29,17 +29,19 @@ export function ensurePrivateDir(dir: string): void {
   }
 }
 
-/** Mode 0600 on `file` when it exists with any other permission bits; false when it does not exist. */
-function restrict(file: string): boolean {
-  let mode: number;
+const isMissing = (err: unknown) => err instanceof Error && 'code' in err && err.code === 'ENOENT';
+
+/**
+ * Mode 0600 on `file` when it exists with any other permission bits. A file that is gone, before the stat or between
+ * it and the chmod, is left alone: another process sharing the database deletes its rollback journal at each commit
+ * and its -wal and -shm when it closes last.
+ */
+function restrict(file: string): void {
   try {
-    mode = statSync(file).mode;
+    if ((statSync(file).mode & 0o777) !== PRIVATE_FILE_MODE) chmodSync(file, PRIVATE_FILE_MODE);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
-    throw err;
+    if (!isMissing(err)) throw err;
   }
-  if ((mode & 0o777) !== PRIVATE_FILE_MODE) chmodSync(file, PRIVATE_FILE_MODE);
-  return true;
 }
 
 /**
