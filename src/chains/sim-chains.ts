@@ -7,7 +7,7 @@ import { assetById } from '../assets/registry.js';
 import { CHAIN_NAMES, type AssetId, type ChainName } from '../assets/types.js';
 import type { Clock } from '../clock.js';
 import { ConfigError, InvalidAddress, InvalidAmount, InvalidRequest, UnknownAsset, Unavailable } from '../errors.js';
-import { openPrivateDatabase } from '../store/private-files.js';
+import { openWalDatabase } from '../store/sqlite-open.js';
 import { addMissingColumns } from '../store/sqlite-columns.js';
 import { MINT_ACCOUNT, accountKey, isUnbounded } from './accounts.js';
 import { BLOCK_MS, REQUIRED_CONFIRMATIONS, confirmationsAt, heightAt } from './blocks.js';
@@ -120,10 +120,7 @@ export function openSimChains(opts: SimChainsOptions): SimChains {
   const pollMs = opts.pollMs ?? 500;
 
   // Private like the store it shares a file with: data dir 0700 when created here, file 0600.
-  const db = openPrivateDatabase(opts.file);
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = FULL');
-  db.pragma('busy_timeout = 5000');
+  const db = openWalDatabase(opts.file, 5_000);
   // Amounts are TEXT: SQLite integers stop at 2^63, about 9.2 ETH in wei.
   db.exec(`
     CREATE TABLE IF NOT EXISTS ledger_chains (

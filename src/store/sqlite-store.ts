@@ -14,7 +14,7 @@ import { SnapshotConflict } from '../errors.js';
 import { decodeJson, encodeJson } from './codec.js';
 import { checkLimit } from './paging.js';
 import { addMissingColumns } from './sqlite-columns.js';
-import { openPrivateDatabase, restrictSqliteFiles } from './private-files.js';
+import { isBusy, openWalDatabase } from './sqlite-open.js';
 import type { ActorStore, ActorSummary, DueActor, KeyEntry, OrderIndex, OrderListRow, OrderQuery, SaveActor, StoredActor, Transition, WriteOptions } from './types.js';
 import { followed } from './write-ticket.js';
 
@@ -275,31 +275,6 @@ const BUSY_RETRY_MS = 5_000;
 /** Where the first page of due() starts: before every row (a wake-up is a time, never below 0). */
 const DUE_START: DueActor = { wakeAt: Number.MIN_SAFE_INTEGER, kind: 'order', id: '' };
 
-/** SQLITE_BUSY and its extended codes (…_RECOVERY, …_SNAPSHOT, …_TIMEOUT). */
-function isBusy(err: unknown): boolean {
-  return err instanceof Error && 'code' in err && typeof err.code === 'string' && err.code.startsWith('SQLITE_BUSY');
-}
-
-/**
- * Switches the file to WAL, waiting for another process's write to end. The switch reads the file's header, then
- * upgrades that read to a write; SQLite answers such an upgrade busy at once, without its busy handler (two
- * upgraders waiting on each other would deadlock), so several processes opening one rollback-journal file at once
- * would fail here. The wait blocks the thread: opening a store is synchronous and happens before it serves anything.
- */
-function switchToWal(db: Database.Database, waitMs: number): void {
-  const since = performance.now();
-  const sleeper = new Int32Array(new SharedArrayBuffer(4));
-  for (let tries = 1; ; tries++) {
-    try {
-      db.pragma('journal_mode = WAL');
-      return;
-    } catch (err) {
-      if (!isBusy(err) || performance.now() - since >= waitMs) throw err;
-      Atomics.wait(sleeper, 0, 0, Math.min(50, 2 ** tries));
-    }
-  }
-}
-
 export interface SqliteStoreOptions {
   /** What SQLite waits for a lock before it answers busy (default BUSY_RETRY_MS). */
   busyTimeoutMs?: number;
@@ -325,18 +300,12 @@ const SETTLED = (): never => {
 export function openSqliteStore(file: string, options: SqliteStoreOptions = {}): SqliteStore {
   const busyRetryMs = options.busyRetryMs ?? BUSY_RETRY_MS;
   // The data dir 0700 when it is created here, the file and its -wal/-shm 0600 (private-files.ts).
-  const db = openPrivateDatabase(file);
-  const busyTimeoutMs = options.busyTimeoutMs ?? BUSY_RETRY_MS;
-  db.pragma(`busy_timeout = ${busyTimeoutMs}`);
-  switchToWal(db, busyTimeoutMs);
-  db.pragma('synchronous = FULL');
+  const db = openWalDatabase(file, options.busyTimeoutMs ?? BUSY_RETRY_MS);
   // Each write of a group commit runs in a savepoint, whose journal keeps the original of every page the write
   // changes (an order's insert touches a page per index): in a temporary file by default, written through the OS on
   // every save. In memory it costs a few pages per write for the length of the transaction; the WAL, not this
   // journal, is what makes a commit durable.
   db.pragma('temp_store = MEMORY');
-  // The WAL files exist now; SQLite gave them the database's mode, and older ones left readable are tightened.
-  restrictSqliteFiles(file);
   // Under the write lock, so two processes opening one old file do not both add a column (the second would fail
   // with "duplicate column name").
   db.transaction(() => {

@@ -144,30 +144,6 @@ describe('SQLite store: a file written before shards, statuses and the order ind
     ]);
     await store.close();
   });
-  it('a process opening an old file while another writes to it waits for the write to end, then switches the file to WAL', async () => {
-    const file = join(dir, 'old-schema-written.sqlite');
-    const old = new Database(file);
-    old.exec(OLD_SCHEMA);
-    old.close();
-    // Switching to WAL reads the file's header, then upgrades that read to a write; SQLite answers the upgrade busy at
-    // once while another process holds the write lock (waiting could deadlock two upgraders), so the store waits.
-    const writer = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'hold-write-worker.ts'), file, '300'], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    const exited = new Promise<number | null>((resolve) => writer.on('close', resolve));
-    await new Promise<void>((resolve, reject) => {
-      writer.stdout.on('data', (c: Buffer) => c.toString().includes('held') && resolve());
-      writer.on('error', reject);
-    });
-    const store = openSqliteStore(file);
-    await store.save({ kind: 'quote', id: 'q', snapshot: {}, expectedVersion: 0, epoch: 0, wakeAt: null, updatedAt: 1, status: 'quoted' });
-    expect(await store.load('quote', 'q')).toMatchObject({ version: 1 });
-    await store.close();
-    expect(await exited).toBe(0);
-    const check = new Database(file, { readonly: true });
-    expect(check.pragma('journal_mode', { simple: true })).toBe('wal');
-    check.close();
-  });
 });
 
 describe('SQLite store: orders indexed before the list status and summary', () => {
