@@ -212,6 +212,11 @@ async function main() {
       ...TARGETS.map((t) => cpuRow(`quote, ${LABEL[t]}`, res.quotes[t])),
       ...TARGETS.map((t) => cpuRow(`order, ${LABEL[t]}`, res.orders[t])),
     ]);
+    // The machine drifts over a run (every target speeds up from round to round); each round's own ratio shows how
+    // much of a median ratio that drift moved.
+    const perRound = (set: Record<Target, Sample[]>) =>
+      set.cluster1.map((s, i) => (s.rate.perSec / set.embedded[i]!.rate.perSec).toFixed(2)).join(', ');
+    console.log(`  1-worker cluster ÷ embedded, round by round: quotes ${perRound(res.quotes)}; orders ${perRound(res.orders)}`);
     console.log(`  shards that changed owner or epoch in the 2-worker cluster during the rounds: ${moved} of ${before2.size}`);
     recordResults('cluster', {
       quotesCluster1PerEmbedded: m(res.quotes.cluster1, 'perSec') / m(res.quotes.embedded, 'perSec'),
