@@ -385,9 +385,6 @@ export function openHybridChains(opts: HybridChainsOptions): HybridChains {
   /** Reads of the transfers in a row a moving chain may take before the caller hears ChainMoved and asks later. */
   const MAX_READS = 3;
 
-  /** The hash of block `n` on the node's chain now; null when the node does not reach `n` (behind, or a shorter chain). */
-  const canonicalHash = (evm: EvmChain, n: number): Promise<string | null> => blockHashOrNull(evm.client, n);
-
   async function transfersOn(evm: EvmChain, attempt = 1): Promise<{ tip: number; found: EvmDeposit[] }> {
     const tip = await evm.height();
     let read = transfersRead.get(evm.chain);
@@ -396,15 +393,15 @@ export function openHybridChains(opts: HybridChainsOptions): HybridChains {
     if (read && tip < read.upTo) {
       throw new ChainMoved(`${evm.chain}: the node answers height ${tip}, below block ${read.upTo} read before (a node behind, or one replacing blocks); read again.`);
     }
-    const tipHash = await canonicalHash(evm, tip);
+    const tipHash = await blockHashOrNull(evm.client, tip);
     // No new block: block upTo is the tip, whose hash was just read.
-    const upToHash = read ? (read.upTo === tip ? tipHash : await canonicalHash(evm, read.upTo)) : null;
+    const upToHash = read ? (read.upTo === tip ? tipHash : await blockHashOrNull(evm.client, read.upTo)) : null;
     if (read && upToHash !== read.upToHash) read = undefined;
     if (read && read.upTo === tip) return { tip, found: read.found };
     const more = await evm.scan(read ? read.upTo + 1 : 0, tip);
     // Block `tip` the same before and after the scan: the blocks read are its ancestors, and so is block upTo, checked
     // in between. Otherwise the chain was replaced under the reads: read again.
-    if (tipHash === null || (await canonicalHash(evm, tip)) !== tipHash) {
+    if (tipHash === null || (await blockHashOrNull(evm.client, tip)) !== tipHash) {
       if (attempt >= MAX_READS) throw new ChainMoved(`${evm.chain}: the chain moved under ${MAX_READS} reads in a row; read again.`);
       return transfersOn(evm, attempt + 1);
     }

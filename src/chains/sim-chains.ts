@@ -120,7 +120,7 @@ export function openSimChains(opts: SimChainsOptions): SimChains {
   const pollMs = opts.pollMs ?? 500;
 
   // Private like the store it shares a file with: data dir 0700 when created here, file 0600.
-  const db = openWalDatabase(opts.file, 5_000);
+  const db = openWalDatabase(opts.file);
   // Amounts are TEXT: SQLite integers stop at 2^63, about 9.2 ETH in wei.
   db.exec(`
     CREATE TABLE IF NOT EXISTS ledger_chains (

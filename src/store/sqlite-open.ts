@@ -3,6 +3,12 @@
 import type Database from 'better-sqlite3';
 import { openPrivateDatabase, restrictSqliteFiles } from './private-files.js';
 
+/** What a process sharing the file waits for another's lock by default, at open and at each statement. */
+export const BUSY_TIMEOUT_MS = 5_000;
+
+/** The pause before the `tries`-th new try of work that met a busy file: doubling from 2 ms, at most 50 ms. */
+export const busyPauseMs = (tries: number): number => Math.min(50, 2 ** tries);
+
 /** SQLITE_BUSY and its extended codes (…_RECOVERY, …_SNAPSHOT, …_TIMEOUT). */
 export function isBusy(err: unknown): boolean {
   return err instanceof Error && 'code' in err && typeof err.code === 'string' && err.code.startsWith('SQLITE_BUSY');
@@ -23,7 +29,7 @@ function switchToWal(db: Database.Database, waitMs: number): void {
       return;
     } catch (err) {
       if (!isBusy(err) || performance.now() - since >= waitMs) throw err;
-      Atomics.wait(sleeper, 0, 0, Math.min(50, 2 ** tries));
+      Atomics.wait(sleeper, 0, 0, busyPauseMs(tries));
     }
   }
 }
@@ -32,7 +38,7 @@ function switchToWal(db: Database.Database, waitMs: number): void {
  * Opens `file` privately (private-files.ts) in WAL mode with synchronous=FULL (a commit has reached the disk when it
  * returns). `busyTimeoutMs` is what a statement waits for another process's lock, and the switch to WAL too.
  */
-export function openWalDatabase(file: string, busyTimeoutMs: number): Database.Database {
+export function openWalDatabase(file: string, busyTimeoutMs = BUSY_TIMEOUT_MS): Database.Database {
   const db = openPrivateDatabase(file);
   db.pragma(`busy_timeout = ${busyTimeoutMs}`);
   switchToWal(db, busyTimeoutMs);

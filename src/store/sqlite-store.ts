@@ -14,7 +14,7 @@ import { SnapshotConflict } from '../errors.js';
 import { decodeJson, encodeJson } from './codec.js';
 import { checkLimit } from './paging.js';
 import { addMissingColumns } from './sqlite-columns.js';
-import { isBusy, openWalDatabase } from './sqlite-open.js';
+import { BUSY_TIMEOUT_MS, busyPauseMs, isBusy, openWalDatabase } from './sqlite-open.js';
 import type { ActorStore, ActorSummary, DueActor, KeyEntry, OrderIndex, OrderListRow, OrderQuery, SaveActor, StoredActor, Transition, WriteOptions } from './types.js';
 import { followed } from './write-ticket.js';
 
@@ -270,7 +270,7 @@ export interface SqliteStore extends ActorStore {
 }
 
 /** How long a batch that meets a busy file keeps being tried again; the busy_timeout SQLite itself waits. */
-const BUSY_RETRY_MS = 5_000;
+const BUSY_RETRY_MS = BUSY_TIMEOUT_MS;
 
 /** Where the first page of due() starts: before every row (a wake-up is a time, never below 0). */
 const DUE_START: DueActor = { wakeAt: Number.MIN_SAFE_INTEGER, kind: 'order', id: '' };
@@ -442,7 +442,7 @@ export function openSqliteStore(file: string, options: SqliteStoreOptions = {}):
         busy ??= { since: performance.now(), tries: 0 };
         if (performance.now() - busy.since < busyRetryMs) {
           queue = writes;
-          retry = setTimeout(flush, Math.min(50, 2 ** ++busy.tries));
+          retry = setTimeout(flush, busyPauseMs(++busy.tries));
           return;
         }
       }
