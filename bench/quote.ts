@@ -184,6 +184,30 @@ function slowestVenueMs(a: Audit): number {
   return Math.max(single, multi);
 }
 
+/** Quotes before the overhead phase's measured ones: the process's first quotes run code the JIT has not compiled
+ *  yet, which the throughput rounds' warm-up round and the silent rounds' warm-up waves leave out too. `fast` mode
+ *  keeps them short (1.5 s each at most); both pairs, with candidates, 20 in flight; each a quote or a refusal. */
+const OVERHEAD_WARMUP = Number(process.env.BENCH_OVERHEAD_WARMUP ?? 100);
+
+async function warmUp(port: number, count: number): Promise<void> {
+  const callers = 20;
+  const client = createClient(CLIENT, callers);
+  let next = 0;
+  try {
+    await Promise.all(
+      Array.from({ length: callers }, async () => {
+        for (let i = next++; i < count; i = next++) {
+          const body = JSON.stringify({ ...(i % 2 === 0 ? DIRECT : MULTI), include_candidates: true, quote_mode: 'fast' });
+          const res = await client.post(`http://127.0.0.1:${port}/quote`, body);
+          if (res.status !== 200 && res.status !== 422) throw new Error(`warm-up quote failed: HTTP ${res.status} ${res.text.slice(0, 200)}`);
+        }
+      }),
+    );
+  } finally {
+    client.close();
+  }
+}
+
 /** The client's own cost for one answer: the same request body, the same bytes back after `waitMs`, from a bare
  *  node:http server; the wall time minus the wait the server actually took. */
 async function bareOverhead(client: BenchClient, port: number, key: string, request: string, waitMs: number): Promise<number> {
@@ -201,6 +225,7 @@ async function overhead() {
   const over: number[] = [];
   const clientOver: number[] = [];
   try {
+    await warmUp(svc.port, OVERHEAD_WARMUP);
     for (const pair of [DIRECT, MULTI]) {
       for (let i = 0; i < N; i++) {
         const request = JSON.stringify({ ...pair, include_candidates: true });
@@ -222,7 +247,7 @@ async function overhead() {
     await stop(bare.child);
   }
   const p90 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.9)]!;
-  console.log(`\nLatency scale 1 (failures off), ${over.length} sequential quotes (direct and multi-hop), client ${CLIENT}:`);
+  console.log(`\nLatency scale 1 (failures off), ${over.length} sequential quotes (direct and multi-hop) after ${OVERHEAD_WARMUP} warm-up quotes, client ${CLIENT}:`);
   // Each quote beside the bare server's answer of the same bytes after the same wait: what the service adds.
   const net = over.map((o, i) => o - clientOver[i]!);
   console.log(`  median overhead above the slowest venue that answered: ${median(over).toFixed(1)} ms`);
@@ -243,9 +268,14 @@ function spread(walls: number[]): { p50: number; p99: number; max: number } {
 async function silentRound(candidates: boolean): Promise<{ walls: number[]; bareWalls: number[]; warmWalls: number[]; wrong: number; refused: number }> {
   // A p99 needs at least a hundred walls to be anything but the slowest one.
   const N = Number(process.env.BENCH_SILENT_QUOTES ?? 200);
-  // The first quotes of a fresh process run cold code (the JIT has not compiled the quote path yet): one wave of
-  // them goes first, timed and checked like the others and shown apart, as the throughput rounds follow a warm-up.
-  const WARMUP = Number(process.env.BENCH_SILENT_WARMUP ?? CONNECTIONS);
+  // The first quotes of a fresh process run cold code: with a wave every 1.5 s the JIT takes about five waves to
+  // compile the quote path, and until then a wave's slowest quote leaves the service 14–29 ms past its cut-off
+  // (3–11 ms after). Five waves go first, timed and checked like the others and shown apart, as the throughput
+  // rounds follow a warm-up round: the p99 is the steady state's, and the warm-up's figures are printed beside it.
+  // The callers go on from the warm-up into the measured quotes without waiting for each other: a barrier between
+  // the two would send the first measured wave as one burst (every caller at the instant the slowest warm-up quote
+  // answers), a synchrony a steady load never has.
+  const WARMUP = Number(process.env.BENCH_SILENT_WARMUP ?? 5 * CONNECTIONS);
   const svc = await start('service', { ROUTER_SIM_LATENCY_SCALE: '1', ROUTER_SIM_FAILURES: 'off', ROUTER_SIM_SILENT_VENUES: SILENT_VENUE });
   const bare = await start('bare');
   const client = createClient(CLIENT, CONNECTIONS);
@@ -261,17 +291,15 @@ async function silentRound(candidates: boolean): Promise<{ walls: number[]; bare
     // and done as each arrives it would hold back the end of the other answers in flight, timing the client.
     const answers: Array<{ pair: unknown; status: number; text: string }> = [];
     let next = 0;
-    const caller = (count: number, into: number[]) => async () => {
-      for (let i = next++; i < count; i = next++) {
+    const caller = async () => {
+      for (let i = next++; i < WARMUP + N; i = next++) {
         const pair = i % 2 === 0 ? DIRECT : MULTI;
         const res = await client.post(`http://127.0.0.1:${svc.port}/quote`, request(pair));
-        into.push(res.endMs);
+        (i < WARMUP ? warmWalls : walls).push(res.endMs);
         answers.push({ pair, status: res.status, text: res.text });
       }
     };
-    await Promise.all(Array.from({ length: CONNECTIONS }, caller(WARMUP, warmWalls)));
-    next = 0;
-    await Promise.all(Array.from({ length: CONNECTIONS }, caller(N, walls)));
+    await Promise.all(Array.from({ length: CONNECTIONS }, caller));
     for (const { pair, status, text } of answers) {
       lastAnswer.set(pair, text);
       if (status === 422) refused++;
