@@ -263,14 +263,14 @@ function spread(walls: number[]): { p50: number; p99: number; max: number } {
   return { p50: median(s), p99: s[Math.min(s.length - 1, Math.ceil(s.length * 0.99) - 1)]!, max: s[s.length - 1]! };
 }
 
-/** One round of `fast` quotes, latency scale 1, with one venue that never answers: a fresh service, a warm-up wave,
+/** One round of `fast` quotes, latency scale 1, with one venue that never answers: a fresh service, warm-up waves,
  *  then N quotes from CONNECTIONS callers, and the same calls answered by a bare server after the deadline. */
 async function silentRound(candidates: boolean): Promise<{ walls: number[]; bareWalls: number[]; warmWalls: number[]; wrong: number; refused: number }> {
   // A p99 needs at least a hundred walls to be anything but the slowest one.
   const N = Number(process.env.BENCH_SILENT_QUOTES ?? 200);
   // The first quotes of a fresh process run cold code: with a wave every 1.5 s the JIT takes about five waves to
-  // compile the quote path, and until then a wave's slowest quote leaves the service 14–29 ms past its cut-off
-  // (3–11 ms after). Five waves go first, timed and checked like the others and shown apart, as the throughput
+  // compile the quote path, and until then a wave's slowest quote leaves the service 4–31 ms past its cut-off
+  // (2–10 ms after, in most waves). Five waves go first, timed and checked like the others and shown apart, as the throughput
   // rounds follow a warm-up round: the p99 is the steady state's, and the warm-up's figures are printed beside it.
   // The callers go on from the warm-up into the measured quotes without waiting for each other: a barrier between
   // the two would send the first measured wave as one burst (every caller at the instant the slowest warm-up quote
