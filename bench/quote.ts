@@ -10,6 +10,7 @@ import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
+import { drive } from './cluster-common.js';
 import { clientKind, createClient, type BenchClient } from './http-client.js';
 import { recordResults } from './results.js';
 import { median } from './stats.js';
@@ -192,17 +193,12 @@ const OVERHEAD_WARMUP = Number(process.env.BENCH_OVERHEAD_WARMUP ?? 100);
 async function warmUp(port: number, count: number): Promise<void> {
   const callers = 20;
   const client = createClient(CLIENT, callers);
-  let next = 0;
   try {
-    await Promise.all(
-      Array.from({ length: callers }, async () => {
-        for (let i = next++; i < count; i = next++) {
-          const body = JSON.stringify({ ...(i % 2 === 0 ? DIRECT : MULTI), include_candidates: true, quote_mode: 'fast' });
-          const res = await client.post(`http://127.0.0.1:${port}/quote`, body);
-          if (res.status !== 200 && res.status !== 422) throw new Error(`warm-up quote failed: HTTP ${res.status} ${res.text.slice(0, 200)}`);
-        }
-      }),
-    );
+    await drive(count, callers, async (i) => {
+      const body = JSON.stringify({ ...(i % 2 === 0 ? DIRECT : MULTI), include_candidates: true, quote_mode: 'fast' });
+      const res = await client.post(`http://127.0.0.1:${port}/quote`, body);
+      if (res.status !== 200 && res.status !== 422) throw new Error(`warm-up quote failed: HTTP ${res.status} ${res.text.slice(0, 200)}`);
+    });
   } finally {
     client.close();
   }
@@ -270,8 +266,8 @@ async function silentRound(candidates: boolean): Promise<{ walls: number[]; bare
   const N = Number(process.env.BENCH_SILENT_QUOTES ?? 200);
   // The first quotes of a fresh process run cold code: with a wave every 1.5 s the JIT takes about five waves to
   // compile the quote path, and until then a wave's slowest quote leaves the service 4–31 ms past its cut-off
-  // (2–10 ms after, in most waves). Five waves go first, timed and checked like the others and shown apart, as the throughput
-  // rounds follow a warm-up round: the p99 is the steady state's, and the warm-up's figures are printed beside it.
+  // (2–10 ms after, in most waves). Five waves go first, timed and checked like the others and shown apart, as the
+  // throughput rounds follow a warm-up round: the p99 is the steady state's, and the warm-up's figures are beside it.
   // The callers go on from the warm-up into the measured quotes without waiting for each other: a barrier between
   // the two would send the first measured wave as one burst (every caller at the instant the slowest warm-up quote
   // answers), a synchrony a steady load never has.
@@ -290,16 +286,12 @@ async function silentRound(candidates: boolean): Promise<{ walls: number[]; bare
     // Answers are checked after the timed phases: parsing a 30–55 KB answer takes this process a millisecond or more,
     // and done as each arrives it would hold back the end of the other answers in flight, timing the client.
     const answers: Array<{ pair: unknown; status: number; text: string }> = [];
-    let next = 0;
-    const caller = async () => {
-      for (let i = next++; i < WARMUP + N; i = next++) {
-        const pair = i % 2 === 0 ? DIRECT : MULTI;
-        const res = await client.post(`http://127.0.0.1:${svc.port}/quote`, request(pair));
-        (i < WARMUP ? warmWalls : walls).push(res.endMs);
-        answers.push({ pair, status: res.status, text: res.text });
-      }
-    };
-    await Promise.all(Array.from({ length: CONNECTIONS }, caller));
+    await drive(WARMUP + N, CONNECTIONS, async (i) => {
+      const pair = i % 2 === 0 ? DIRECT : MULTI;
+      const res = await client.post(`http://127.0.0.1:${svc.port}/quote`, request(pair));
+      (i < WARMUP ? warmWalls : walls).push(res.endMs);
+      answers.push({ pair, status: res.status, text: res.text });
+    });
     for (const { pair, status, text } of answers) {
       lastAnswer.set(pair, text);
       if (status === 422) refused++;
@@ -322,16 +314,12 @@ async function silentRound(candidates: boolean): Promise<{ walls: number[]; bare
     for (const [key, pair] of [['direct', DIRECT], ['multi', MULTI]] as const) {
       await client.put(`http://127.0.0.1:${bare.port}/bytes?key=${key}`, lastAnswer.get(pair) ?? '{}');
     }
-    next = 0;
-    const bareCaller = async () => {
-      for (let i = next++; i < N; i = next++) {
-        const [key, pair] = i % 2 === 0 ? ['direct', DIRECT] : ['multi', MULTI];
-        const res = await client.post(`http://127.0.0.1:${bare.port}/wait?key=${key}&ms=${deadline}`, request(pair));
-        if (res.status !== 200) throw new Error(`bare server answered HTTP ${res.status}`);
-        bareWalls.push(res.endMs);
-      }
-    };
-    await Promise.all(Array.from({ length: CONNECTIONS }, bareCaller));
+    await drive(N, CONNECTIONS, async (i) => {
+      const [key, pair] = i % 2 === 0 ? ['direct', DIRECT] : ['multi', MULTI];
+      const res = await client.post(`http://127.0.0.1:${bare.port}/wait?key=${key}&ms=${deadline}`, request(pair));
+      if (res.status !== 200) throw new Error(`bare server answered HTTP ${res.status}`);
+      bareWalls.push(res.endMs);
+    });
   } finally {
     client.close();
     await stop(svc.child);
