@@ -94,6 +94,13 @@ try {
   // Shown beside the bars, not one: the silent venue's round without candidates, as clients ask by default.
   const plain = figures.quote?.fastNeverAnswersDefaultP99AboveBareMs;
   if (plain !== undefined) console.log(`  beside the bars: \`fast\` quotes without candidates, a venue never answering: p99 above the bare server's ${plain.toFixed(1)} ms`);
+  // Beside the cluster's bars (each target's best over several numbers of callers): the ratios at each number alone.
+  const cluster = figures.cluster ?? {};
+  for (const key of Object.keys(cluster)) {
+    const at = /^quotesCluster1PerEmbeddedAt(\d+)$/.exec(key);
+    const orders = at ? cluster[`ordersCluster1PerEmbeddedAt${at[1]}`] : undefined;
+    if (at && orders !== undefined) console.log(`  beside the bars: 1-worker cluster ÷ embedded with ${at[1]} callers only: quotes ${cluster[key]!.toFixed(3)}, orders ${orders.toFixed(3)}`);
+  }
   for (const f of failedRuns) console.log(`  ${f}`);
   console.log(missed === 0 && failedRuns.length === 0 ? '  every bar met' : `  ${missed} of ${rows.length} bars missed or not measured`);
   process.exitCode = missed === 0 && failedRuns.length === 0 ? 0 : 1;

@@ -3,8 +3,11 @@
 // (a) the embedded service (src/main.ts, one process) and (b) a raw NATS request-reply echo of a 1 KB payload (on a
 // nats-server without the worker user's allow_responses, and, beside it, the same echo with nats.conf as it is).
 // Every target runs at once for the whole run; each round drives each target in turn (the order rotates), so the
-// machine's drift over the run falls on all of them alike. Also reports CPU time per request of each process.
-// Usage: npm run bench:cluster   (BENCH_N=500 BENCH_ROUNDS=3 BENCH_CONCURRENCY=10 BENCH_ECHO_N=5000
+// machine's drift over the run falls on all of them alike, at each of several numbers of callers in flight: a
+// target's figure of a round is its best rate over them, its capacity (one process is busiest with few callers, a
+// cluster of several processes on the same cores needs more to keep them all busy). Also reports CPU time per
+// request of each process.
+// Usage: npm run bench:cluster   (BENCH_N=500 BENCH_ROUNDS=3 BENCH_CONCURRENCY=10,20,40 BENCH_ECHO_N=5000
 // BENCH_ECHO_BYTES=1024 by default; ROUTER_SHARDS, ROUTER_LEASE_TTL_MS pass through to the cluster processes)
 import { connect } from '@nats-io/transport-node';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -24,7 +27,8 @@ import { median } from './stats.js';
 
 const N = Number(process.env.BENCH_N ?? 500);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 10);
+/** The numbers of callers in flight each target is driven with, in this order, every round. */
+const LEVELS = callerLevels(process.env.BENCH_CONCURRENCY ?? '10,20,40');
 const ECHO_N = Number(process.env.BENCH_ECHO_N ?? 5000);
 const ECHO_BYTES = Number(process.env.BENCH_ECHO_BYTES ?? 1024);
 
@@ -79,7 +83,7 @@ async function startEcho(dir: string, variant: 'raw' | 'conf') {
   return {
     roles: { responder: [child.pid!], nats: [nats.child.pid!] } as Roles,
     async load(): Promise<Rate> {
-      return drive(ECHO_N, CONCURRENCY, async () => {
+      return drive(ECHO_N, LEVELS[0]!, async () => {
         const m = await nc.request(ECHO_SUBJECT, payload, { timeout: 10_000 });
         if (m.data.length !== payload.length) throw new Error('echo answered another payload');
       });
@@ -93,12 +97,26 @@ async function startEcho(dir: string, variant: 'raw' | 'conf') {
   };
 }
 
+/** Parses BENCH_CONCURRENCY: one or more positive integers, comma-separated. */
+function callerLevels(text: string): number[] {
+  const levels = text.split(',').map((x) => Number(x.trim()));
+  if (levels.some((n) => !Number.isInteger(n) || n < 1)) throw new Error(`BENCH_CONCURRENCY must list positive integers, not "${text}"`);
+  return levels;
+}
+
+/** The sample of the highest rate. */
+const best = (xs: Sample[]): Sample => xs.reduce((a, b) => (b.rate.perSec > a.rate.perSec ? b : a));
+
+/** Load shedding off in every target: the bench measures what each can answer, and a refusal would stop it
+ *  (bench:overload measures the shedding). */
+const CAPACITY_ENV = { ROUTER_MAX_QUOTES_IN_FLIGHT: '0', ROUTER_SHED_EVENT_LOOP_DELAY_MS: '0', ROUTER_SHED_TURN_BUDGET_MS: '0' } as const;
+
 const epochs = (s: ShardsAnswer) => new Map(s.shards.map((x) => [x.shard, `${x.owner}@${x.epoch}`]));
 
 async function main() {
   const root = mkdtempSync(join(tmpdir(), 'router-bench-cluster-'));
   const loadBefore = loadavg();
-  const env = { ...BENCH_ENV };
+  const env = { ...BENCH_ENV, ...CAPACITY_ENV };
   let echo: Awaited<ReturnType<typeof startEcho>> | null = null;
   let echoConf: Awaited<ReturnType<typeof startEcho>> | null = null;
   let embedded: Embedded | null = null;
@@ -106,7 +124,7 @@ async function main() {
   try {
     echo = await startEcho(join(root, 'echo-raw'), 'raw');
     echoConf = await startEcho(join(root, 'echo-conf'), 'conf');
-    embedded = await startEmbedded();
+    embedded = await startEmbedded(CAPACITY_ENV);
     let t0 = performance.now();
     clusters.cluster1 = await startLocalCluster({ dataDir: join(root, 'cluster1'), workers: 1, env });
     const start1 = performance.now() - t0;
@@ -127,10 +145,17 @@ async function main() {
     };
     const before2 = epochs(balanced2);
 
-    const res = { echo: [] as Sample[], echoConf: [] as Sample[], quotes: {} as Record<Target, Sample[]>, orders: {} as Record<Target, Sample[]> };
+    // Per target and round: the sample of each level, and the best of them (the round's figure).
+    const res = {
+      echo: [] as Sample[], echoConf: [] as Sample[],
+      quotes: {} as Record<Target, Sample[]>, orders: {} as Record<Target, Sample[]>,
+      quoteLevels: {} as Record<Target, Sample[][]>, orderLevels: {} as Record<Target, Sample[][]>,
+    };
     for (const t of TARGETS) {
       res.quotes[t] = [];
       res.orders[t] = [];
+      res.quoteLevels[t] = [];
+      res.orderLevels[t] = [];
     }
     // Round 0 warms up (JIT, SQLite files, NATS connections) and is dropped.
     for (let r = 0; r <= ROUNDS; r++) {
@@ -139,20 +164,27 @@ async function main() {
       const sequence = TARGETS.map((_, i) => TARGETS[(i + r) % TARGETS.length]!);
       const line: string[] = [`echo ${Math.round(e.rate.perSec)}/s, as conf ${Math.round(ec.rate.perSec)}/s`];
       for (const t of sequence) {
-        const ids: string[] = new Array<string>(N);
-        const q = await measured(roles[t], N, () => drive(N, CONCURRENCY, async (i) => void (ids[i] = await quote(url[t]))));
-        const o = await measured(roles[t], N, () => drive(N, CONCURRENCY, async (i) => void (await order(url[t], ids[i]!))));
-        line.push(`${t} quotes ${Math.round(q.rate.perSec)}/s orders ${Math.round(o.rate.perSec)}/s`);
+        const qs: Sample[] = [];
+        const os: Sample[] = [];
+        for (const callers of LEVELS) {
+          const ids: string[] = new Array<string>(N);
+          qs.push(await measured(roles[t], N, () => drive(N, callers, async (i) => void (ids[i] = await quote(url[t])))));
+          os.push(await measured(roles[t], N, () => drive(N, callers, async (i) => void (await order(url[t], ids[i]!)))));
+        }
+        const rates = (xs: Sample[]) => xs.map((x) => Math.round(x.rate.perSec)).join(' / ');
+        line.push(`${t} quotes ${rates(qs)}/s orders ${rates(os)}/s`);
         if (r > 0) {
-          res.quotes[t].push(q);
-          res.orders[t].push(o);
+          res.quoteLevels[t].push(qs);
+          res.orderLevels[t].push(os);
+          res.quotes[t].push(best(qs));
+          res.orders[t].push(best(os));
         }
       }
       if (r > 0) {
         res.echo.push(e);
         res.echoConf.push(ec);
       }
-      console.log(`round ${r}${r === 0 ? ' (warm-up, dropped)' : ''}: ${line.join('; ')}`);
+      console.log(`round ${r}${r === 0 ? ' (warm-up, dropped)' : ''} (${LEVELS.join(' / ')} callers): ${line.join('; ')}`);
     }
 
     // Did any shard move during the rounds (a lease lost or rebalanced)? It would have cost retries.
@@ -164,8 +196,9 @@ async function main() {
     const m = (xs: Sample[], f: keyof Rate) => median(xs.map((x) => x.rate[f]));
     const echoRps = m(res.echo, 'perSec');
     console.log(
-      `\nLatency scale 0, failures off, ${CONCURRENCY} callers, ${ROUNDS} rounds after a warm-up round, medians; ` +
-        `${N} quotes then ${N} orders (one fresh quote each) per target and round; echo: ${ECHO_N} requests of ${ECHO_BYTES} bytes:`,
+      `\nLatency scale 0, failures off, load shedding off, ${ROUNDS} rounds after a warm-up round, medians; ` +
+        `${N} quotes then ${N} orders (one fresh quote each) per target, round and number of callers (${LEVELS.join(', ')}), ` +
+        `each target's best of them per round; echo: ${ECHO_N} requests of ${ECHO_BYTES} bytes, ${LEVELS[0]} callers:`,
     );
     for (const [what, set] of [['quotes', res.quotes], ['orders', res.orders]] as const) {
       const rows: Array<Record<string, string | number>> = [
@@ -216,11 +249,33 @@ async function main() {
     // much of a median ratio that drift moved.
     const perRound = (set: Record<Target, Sample[]>) =>
       set.cluster1.map((s, i) => (s.rate.perSec / set.embedded[i]!.rate.perSec).toFixed(2)).join(', ');
-    console.log(`  1-worker cluster ÷ embedded, round by round: quotes ${perRound(res.quotes)}; orders ${perRound(res.orders)}`);
+    console.log(`  1-worker cluster ÷ embedded, round by round (each target's best): quotes ${perRound(res.quotes)}; orders ${perRound(res.orders)}`);
     console.log(`  shards that changed owner or epoch in the 2-worker cluster during the rounds: ${moved} of ${before2.size}`);
+
+    // Each number of callers on its own: where each target peaks, and the ratio a single number of callers gives.
+    const atLevel = (levels: Record<Target, Sample[][]>, t: Target, li: number) => median(levels[t].map((round) => round[li]!.rate.perSec));
+    const levelRows: Array<Record<string, string | number>> = [];
+    const atLevelRatios: Record<string, number> = {};
+    LEVELS.forEach((callers, li) => {
+      const row: Record<string, string | number> = { callers };
+      for (const t of TARGETS) {
+        row[`quotes ${t}`] = Math.round(atLevel(res.quoteLevels, t, li));
+        row[`orders ${t}`] = Math.round(atLevel(res.orderLevels, t, li));
+      }
+      const q = atLevel(res.quoteLevels, 'cluster1', li) / atLevel(res.quoteLevels, 'embedded', li);
+      const o = atLevel(res.orderLevels, 'cluster1', li) / atLevel(res.orderLevels, 'embedded', li);
+      row['quotes 1w ÷ emb'] = +q.toFixed(3);
+      row['orders 1w ÷ emb'] = +o.toFixed(3);
+      atLevelRatios[`quotesCluster1PerEmbeddedAt${callers}`] = q;
+      atLevelRatios[`ordersCluster1PerEmbeddedAt${callers}`] = o;
+      levelRows.push(row);
+    });
+    console.log('\nRequests per second by number of callers in flight (medians over the rounds):');
+    console.table(levelRows);
     recordResults('cluster', {
       quotesCluster1PerEmbedded: m(res.quotes.cluster1, 'perSec') / m(res.quotes.embedded, 'perSec'),
       ordersCluster1PerEmbedded: m(res.orders.cluster1, 'perSec') / m(res.orders.embedded, 'perSec'),
+      ...atLevelRatios,
     });
     console.log(`  load average before ${loadBefore.map((x) => x.toFixed(2)).join(' ')}, after ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
   } finally {
