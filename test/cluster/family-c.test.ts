@@ -4,6 +4,7 @@
 import { decodeFunctionData, erc20Abi } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestCluster } from '../support/cluster.js';
+import { pollUntil } from '../support/poll.js';
 import { call } from '../support/retrying-fetch.js';
 import type { LocalCluster } from '../../src/cluster/local-cluster.js';
 
@@ -34,14 +35,8 @@ describe('Family C through the cluster edge: quote → order → the client runs
     const [recipient] = args as readonly [string, bigint];
     expect((await call('POST', `${cluster.devUrl}/deposits`, { to: recipient, asset: 'base.usdc', amount: '2.5', from: SENDER })).status).toBe(201);
 
-    const end = Date.now() + 60_000;
-    let item: Record<string, any> | undefined;
-    while (Date.now() < end) {
-      const page = await call('GET', `${cluster.urlC}/orders?sender=${SENDER}&status=settled`);
-      item = (page.body.items as Array<Record<string, any>>).find((i) => i.orderId === swap.body.orderId);
-      if (item) break;
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    const listed = async () => (await call('GET', `${cluster.urlC}/orders?sender=${SENDER}&status=settled`)).body.items as Array<Record<string, any>>;
+    const item = await pollUntil(async () => (await listed()).find((i) => i.orderId === swap.body.orderId), (i) => i !== undefined, 60_000, 200);
     expect(item).toMatchObject({ status: 'settled', senderAddress: SENDER, destinationAddress: DEST, executedSellAmount: '2500000' });
     const a = await call('GET', `${cluster.url}/order/${swap.body.orderId}`);
     expect(a.body).toMatchObject({ status: 'delivered', amount_out: item!.executedBuyAmount });

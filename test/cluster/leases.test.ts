@@ -7,6 +7,7 @@ import { SnapshotConflict } from '../../src/errors.js';
 import { createLogger } from '../../src/log.js';
 import { openSqliteStore } from '../../src/store/index.js';
 import { startTestNats, type TestNats } from '../support/cluster.js';
+import { waitUntil } from '../support/poll.js';
 
 const SHARDS = 16;
 const TTL = 1500;
@@ -35,14 +36,6 @@ async function manager(id: string, events: string[] = [], bucketTtl = TTL, wrap 
   });
 }
 
-const until = async (cond: () => boolean | Promise<boolean>, ms = 10_000) => {
-  const end = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error('condition not reached in time');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-};
-
 describe('Shard leases: each worker aims for its fair share; shards move when workers come and go', () => {
   it('a lone worker takes every shard; a second one gets half; when it leaves, the first takes them back', async () => {
     const a = await manager('w-a');
@@ -50,21 +43,25 @@ describe('Shard leases: each worker aims for its fair share; shards move when wo
     expect(a.ownedShards()).toHaveLength(SHARDS);
     const b = await manager('w-b');
     await b.start();
-    await until(async () => {
+    await waitUntil(async () => {
       await a.tick();
       await b.tick();
       return a.ownedShards().length === SHARDS / 2 && b.ownedShards().length === SHARDS / 2;
-    });
+    }, 'each worker to hold half the shards', 10_000);
     expect(new Set([...a.ownedShards(), ...b.ownedShards()]).size).toBe(SHARDS);
     // The directory (what `router admin shards` shows) follows the bucket through a watcher.
-    await until(async () => (await a.shards()).filter((s) => s.owner === 'w-b').length === b.ownedShards().length);
+    await waitUntil(
+      async () => (await a.shards()).filter((s) => s.owner === 'w-b').length === b.ownedShards().length,
+      "the directory to show w-b's shards",
+      10_000,
+    );
     expect((await a.shards()).filter((s) => s.owner === 'w-b').map((s) => s.shard)).toEqual(b.ownedShards());
     expect((await a.workers()).map((w) => w.id)).toEqual(['w-a', 'w-b']);
     await b.stop(); // gives its shards back at once
-    await until(async () => {
+    await waitUntil(async () => {
       await a.tick();
       return a.ownedShards().length === SHARDS;
-    });
+    }, 'w-a to take every shard back', 10_000);
     await a.stop();
   }, 30_000);
 
@@ -110,10 +107,10 @@ describe('Shard leases: each worker aims for its fair share; shards move when wo
     expect(a.epochOf(3)).toBe(epochA);
     const b = await manager('w-next');
     await b.start();
-    await until(async () => {
+    await waitUntil(async () => {
       await b.tick();
       return b.ownedShards().length === SHARDS;
-    }, 15_000);
+    }, 'w-next to take every shard', 15_000);
     expect(b.epochOf(3)!).toBeGreaterThan(epochA);
     // The stale owner no longer claims an epoch past 80 % of the TTL without a renewal.
     expect(a.epochOf(3)).toBeNull();

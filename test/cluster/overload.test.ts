@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalCluster } from '../../src/cluster/local-cluster.js';
 import { startTestCluster } from '../support/cluster.js';
+import { waitUntil } from '../support/poll.js';
 import { scrape, total } from '../support/prometheus.js';
 
 const CAP = 2;
@@ -36,11 +37,7 @@ describe('Load shedding through the edge of a cluster', () => {
     const edgeMetrics = cluster.edge.metricsUrl!;
     // Settled either way, so a failed check below cannot leave a rejection behind when the cluster stops.
     const held = Array.from({ length: CAP }, () => postQuote().then((r) => r.status, (err: unknown) => String(err)));
-    const end = Date.now() + 5000;
-    while (total((await scrape(edgeMetrics)).samples, 'router_quotes_in_flight') < CAP) {
-      if (Date.now() > end) throw new Error('the held quotes never filled the cap');
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await waitUntil(async () => total((await scrape(edgeMetrics)).samples, 'router_quotes_in_flight') >= CAP, 'the held quotes to fill the cap', 5000, 20);
 
     const t0 = performance.now();
     const health = await fetch(`${cluster.url}/health`);

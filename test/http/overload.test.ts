@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import { createEmbeddedService, type EmbeddedService } from '../../src/service.js';
+import { waitUntil } from '../support/poll.js';
 import { startService, type RunningService } from '../support/service.js';
 
 const CAP = 4;
@@ -43,14 +44,6 @@ async function postQuote(svc: RunningService, family: Family): Promise<{ status:
   return { status: res.status, body: text ? JSON.parse(text) : null, headers: res.headers };
 }
 
-async function until(cond: () => boolean, ms: number): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
 function expectEnvelope(family: Family, body: any, code: 'unavailable' | 'rate_limited'): void {
   if (family === 'A') {
     expect(Object.keys(body)).toEqual(['error']);
@@ -81,7 +74,7 @@ describe('Load shedding: quotes beyond the cap in flight answer 503 at once; /he
   for (const family of ['A', 'B', 'C'] as const) {
     it(`Family ${family}: with the cap full of slow quotes, /health answers within 100 ms and one more quote gets 503 with Retry-After in the family's envelope`, async () => {
       const held = Array.from({ length: CAP }, () => postQuote(svc, family));
-      await until(() => svc.service.guard.inFlight() === CAP, 5000);
+      await waitUntil(() => svc.service.guard.inFlight() === CAP, 'the held quotes to fill the cap', 5000, 10);
 
       const t0 = performance.now();
       const health = await fetch(`${urlOf(svc, family)}/health`);

@@ -2,6 +2,7 @@
 // the retention passed; a bound quote is never deleted (its order still reads it), and neither is a fresh one.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QUOTE_VALIDITY_MS } from '../../src/quotes/types.js';
+import { waitUntil } from '../support/poll.js';
 import { startService, type RunningService } from '../support/service.js';
 
 const TO = '0x9858EfFD232B4033E47d90003D41EC34EcaEda94';
@@ -14,14 +15,6 @@ beforeAll(async () => {
   svc = await startService({ ROUTER_QUOTE_RETENTION_MS: String(RETENTION_MS), ROUTER_QUOTE_SWEEP_MS: '100', ROUTER_IDLE_MS: '100' });
 });
 afterAll(async () => svc.stop());
-
-async function until(cond: () => Promise<boolean>, ms: number): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('Bounded storage: never-bound quotes are deleted after expiry plus the retention; bound quotes stay', () => {
   it('an unbound quote past expiry + retention is deleted, a bound one and its order stay, a fresh one stays', async () => {
@@ -41,7 +34,7 @@ describe('Bounded storage: never-bound quotes are deleted after expiry plus the 
     await svc.service.clock.advance(10_000);
     const fresh = await svc.post('/quote', QUOTE);
     expect(fresh.status).toBe(200);
-    await until(async () => (await store.load('quote', unbound.body.id)) === null, 5_000);
+    await waitUntil(async () => (await store.load('quote', unbound.body.id)) === null, 'the unbound quote to be deleted', 5_000);
 
     expect((await store.load('quote', bound.body.id))?.status).toBe('bound');
     expect(await store.load('quote', fresh.body.id)).not.toBeNull();

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseChainAsset } from '../../src/assets/index.js';
 import type { AuditReportJson } from '../../src/orders/audit.js';
+import { pollUntil } from '../support/poll.js';
 import { runRouterCli } from '../support/router-cli.js';
 import { startService, type RunningService } from '../support/service.js';
 
@@ -31,14 +32,8 @@ async function order(amount: string) {
   return o.body as { id: string; deposit_address: string };
 }
 const deposit = (to: string, asset: string, amount: string) => svc.post(`${svc.devUrl}/deposits`, { to, asset, amount, from: SENDER });
-async function until(id: string, status: string, ms = 10_000) {
-  const end = Date.now() + ms;
-  for (;;) {
-    const o = (await (await fetch(`${svc.url}/order/${id}`)).json()) as { status: string };
-    if (o.status === status || Date.now() > end) return o.status;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+const readStatus = async (id: string) => ((await (await fetch(`${svc.url}/order/${id}`)).json()) as { status: string }).status;
+const until = (id: string, status: string, ms = 10_000) => pollUntil(() => readStatus(id), (s) => s === status, ms, 20);
 
 describe('router admin audit --data-dir, beside the running service', { timeout: 60_000 }, () => {
   let delivered: { id: string; deposit_address: string };

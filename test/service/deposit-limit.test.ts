@@ -3,6 +3,7 @@
 // the limit freeze an order for an operator, nothing of them spent, and an unwind pays them back.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findAsset } from '../../src/assets/registry.js';
+import { pollUntil } from '../support/poll.js';
 import { startService, type RunningService } from '../support/service.js';
 
 const EVM = '0x9858EfFD232B4033E47d90003D41EC34EcaEda94';
@@ -58,20 +59,14 @@ describe('deposit limit per source asset', () => {
     for (const amount of ['2000', '1500']) {
       expect((await svc.post(`${svc.devUrl}/deposits`, { to: address, asset: 'base.usdc', amount, from: SENDER })).status).toBeLessThan(300);
     }
-    const end = Date.now() + 10_000;
-    let shown: Record<string, any>;
-    for (;;) {
-      shown = (await (await fetch(`${svc.url}/order/${o.body.id}`)).json()) as Record<string, any>;
-      if (shown.status === 'frozen' || Date.now() > end) break;
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    const read = async () => (await (await fetch(`${svc.url}/order/${o.body.id}`)).json()) as Record<string, any>;
+    const shown = await pollUntil(read, (s) => s.status === 'frozen', 10_000, 20);
     expect(shown.status).toBe('frozen');
     expect(await svc.service.chains.balanceOf('base', address, BASE_USDC.id)).toBe(3_500_000_000n);
 
     // The operator unwinds it: both deposits go back to their sender, less each refund's cost.
     expect((await svc.post(`${svc.devUrl}/orders/${o.body.id}/unwind`, {})).status).toBeLessThan(300);
-    const until = Date.now() + 10_000;
-    while ((await svc.service.chains.balanceOf('base', address, BASE_USDC.id)) > 0n && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+    await pollUntil(() => svc.service.chains.balanceOf('base', address, BASE_USDC.id), (held) => held <= 0n, 10_000, 20);
     expect(await svc.service.chains.balanceOf('base', address, BASE_USDC.id)).toBe(0n);
     const back = (await svc.service.chains.transfers({ address: SENDER })).filter((t) => t.from === address);
     expect(back.map((t) => t.amount).sort()).toEqual([1_499_989_164n, 1_999_989_164n]);

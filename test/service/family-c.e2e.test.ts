@@ -13,6 +13,7 @@ import { findAsset, writeAmount } from '../../src/assets/index.js';
 import { openSimChains } from '../../src/chains/index.js';
 import { freePort } from '../../src/cluster/nats-server.js';
 import { ManualClock } from '../../src/clock.js';
+import { waitFor, waitUntil } from '../support/poll.js';
 
 const SENDER = '0x000000000000000000000000000000000000dEaD';
 const DEST = getAddress('0x9858effd232b4033e47d90003d41ec34ecaeda94');
@@ -51,16 +52,13 @@ beforeAll(async () => {
     stdio: ['ignore', 'ignore', 'inherit'],
     detached: true,
   });
-  const end = Date.now() + 30_000;
-  for (;;) {
+  await waitUntil(async () => {
     try {
-      if ((await fetch(`${urlC}/health`)).ok) break;
+      return (await fetch(`${urlC}/health`)).ok;
     } catch {
-      /* not listening yet */
+      return false; // not listening yet
     }
-    if (Date.now() > end) throw new Error('npm start did not serve Family C within 30 s');
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  }, 'npm start to serve Family C', 30_000, 100);
 }, 60_000);
 
 afterAll(async () => {
@@ -73,14 +71,15 @@ afterAll(async () => {
 
 /** Polls GET /orders (destination filter) until the order is `settled`. */
 async function settled(orderId: string): Promise<Record<string, any>> {
-  const end = Date.now() + 20_000;
-  for (;;) {
-    const page = await getJson(`${urlC}/orders?destination=${DEST}&limit=100`);
-    const item = (page.items as Array<Record<string, any>>).find((i) => i.orderId === orderId);
-    if (item?.status === 'settled') return item;
-    if (Date.now() > end) throw new Error(`order ${orderId} not settled: ${JSON.stringify(item)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  const listed = async () => (await getJson(`${urlC}/orders?destination=${DEST}&limit=100`)).items as Array<Record<string, any>>;
+  const item = await waitFor(
+    async () => (await listed()).find((i) => i.orderId === orderId),
+    (i) => i?.status === 'settled',
+    (i) => `order ${orderId} not settled: ${JSON.stringify(i)}`,
+    20_000,
+    100,
+  );
+  return item!;
 }
 
 /** What reached the destination on the ledger of the service's data dir. */

@@ -1,6 +1,7 @@
 // GET /metrics of the embedded service (on the dev listener): Prometheus text that operators scrape, whose figures
 // move with the traffic the service served.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pollUntil } from '../support/poll.js';
 import { declared, scrape, total } from '../support/prometheus.js';
 import { startService, type RunningService } from '../support/service.js';
 
@@ -90,12 +91,8 @@ describe('Operators see it too: actors in memory and passivated', () => {
     try {
       const q = await idle.post('/quote', { from: 'base.usdc', to: 'arbitrum.usdc', from_amount: '2500', return_full_route: true });
       expect(q.status).toBe(200);
-      let s = (await scrape(`${idle.devUrl}/metrics`)).samples;
-      const deadline = Date.now() + 5_000;
-      while (total(s, 'router_actors_passivated_total', { kind: 'quote' }) < 1 && Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 100));
-        s = (await scrape(`${idle.devUrl}/metrics`)).samples;
-      }
+      const read = async () => (await scrape(`${idle.devUrl}/metrics`)).samples;
+      const s = await pollUntil(read, (samples) => total(samples, 'router_actors_passivated_total', { kind: 'quote' }) >= 1, 5_000, 100);
       expect(total(s, 'router_actors_passivated_total', { kind: 'quote' })).toBeGreaterThanOrEqual(1);
       expect(total(s, 'router_actors_in_memory')).toBe(0);
     } finally {

@@ -5,6 +5,7 @@ import { FEES_ACCOUNT } from '../../actors/index.js';
 import { runAudit } from '../../src/orders/audit-run.js';
 import { parseAmount, parseChainAsset } from '../../src/assets/index.js';
 import type { Chains } from '../../src/chains/types.js';
+import { pollUntil } from '../support/poll.js';
 import { startService, type RunningService } from '../support/service.js';
 
 const TO = '0x9858EfFD232B4033E47d90003D41EC34EcaEda94';
@@ -30,24 +31,10 @@ const deposit = (to: string, asset: string, amount: string, from: string) =>
 const advance = (ms: number) => svc.post(`${svc.devUrl}/clock/advance`, { ms });
 const get = async (id: string) => (await (await fetch(`${svc.url}/order/${id}`)).json()) as Record<string, any>;
 
-async function until(id: string, statuses: string[], ms = 10_000) {
-  const end = Date.now() + ms;
-  for (;;) {
-    const o = await get(id);
-    if (statuses.includes(o.status) || Date.now() > end) return o;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+const until = (id: string, statuses: string[], ms = 10_000) => pollUntil(() => get(id), (o) => statuses.includes(o.status), ms, 20);
 
 /** Polls until the order lists `n` refunds (a refund runs beside the lifecycle, so it may land after `delivered`). */
-async function untilRefunds(id: string, n: number, ms = 10_000) {
-  const end = Date.now() + ms;
-  for (;;) {
-    const o = await get(id);
-    if ((o.refunds?.length ?? 0) >= n || Date.now() > end) return o;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+const untilRefunds = (id: string, n: number, ms = 10_000) => pollUntil(() => get(id), (o) => (o.refunds?.length ?? 0) >= n, ms, 20);
 
 /** The refund transfers of an order on the ledger: what reached each address, and the refunds' own costs. */
 async function refundTransfers(chains: Chains, orderId: string) {

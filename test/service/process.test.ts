@@ -7,6 +7,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { pollUntil } from '../support/poll.js';
 
 async function freePort(): Promise<number> {
   const s = createServer();
@@ -36,8 +37,7 @@ describe('npm start runs the service in embedded mode (no other server needed)',
     const port = await freePort();
     const p = start({ ROUTER_PORT_A: String(port), ROUTER_PORT_B: String(await freePort()), ROUTER_PORT_C: String(await freePort()), ROUTER_DEV_PORT: String(await freePort()), ROUTER_HOST: '127.0.0.1', ROUTER_DATA_DIR: dir, ROUTER_SIM_LATENCY_SCALE: '0' });
     try {
-      const deadline = Date.now() + 15_000;
-      while (!p.out().includes('"listening"') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      await pollUntil(() => p.out().includes('"listening"'), (up) => up, 15_000);
       const health = await fetch(`http://127.0.0.1:${port}/health`);
       expect(health.status).toBe(200);
       expect(health.headers.get('content-type')).toBe('text/plain; charset=utf-8');

@@ -7,6 +7,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { waitFor, waitUntil } from '../support/poll.js';
 import { runRouterCli } from '../support/router-cli.js';
 import { parseAmount, parseChainAsset } from '../../src/assets/index.js';
 import { openSimChains } from '../../src/chains/index.js';
@@ -42,16 +43,13 @@ async function serviceProcess(dir: string) {
       },
       stdio: ['ignore', 'ignore', 'inherit'],
     });
-    const end = Date.now() + 20_000;
-    for (;;) {
+    await waitUntil(async () => {
       try {
-        if ((await fetch(`${base}/health`)).ok) break;
+        return (await fetch(`${base}/health`)).ok;
       } catch {
-        /* not listening yet */
+        return false; // not listening yet
       }
-      if (Date.now() > end) throw new Error('service did not start');
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    }, 'the service to start', 20_000);
     child = c;
   };
   const kill = async () => {
@@ -193,14 +191,10 @@ describe('Restart safety: kill the process at any moment and start it again; eve
         const d = await post(`${dev}/deposits`, { to: o.deposit_address, asset: 'hyperliquid.usdc', amount: '1000', from: SENDER });
         expect(d.status).toBe(201);
       }
+      // One deadline for all the orders: each wait has what is left of it.
       const end = Date.now() + 30_000;
       for (const o of orders) {
-        for (;;) {
-          const got = await svc.get(o.id as string);
-          if (got.status !== 'awaiting_deposit') break;
-          if (Date.now() > end) throw new Error(`order ${o.id} never saw its deposit`);
-          await new Promise((r) => setTimeout(r, 50));
-        }
+        await waitUntil(async () => (await svc.get(o.id as string)).status !== 'awaiting_deposit', `order ${o.id} to see its deposit`, end - Date.now());
       }
       await svc.stop();
     } finally {
@@ -226,15 +220,8 @@ describe('Restart safety: kill the process at any moment and start it again; eve
       expect(o.status).toBe(201);
       return o.body;
     };
-    const until = async (id: string, done: (o: Record<string, any>) => boolean) => {
-      const end = Date.now() + 30_000;
-      for (;;) {
-        const o = await get(id);
-        if (done(o)) return o;
-        if (Date.now() > end) throw new Error(`order ${id} stuck: ${JSON.stringify(o)}`);
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    };
+    const until = (id: string, done: (o: Record<string, any>) => boolean) =>
+      waitFor(() => get(id), done, (o) => `order ${id} stuck: ${JSON.stringify(o)}`, 30_000);
     try {
       await start();
       // A: delivered, then a late deposit whose refund the kill may interrupt.

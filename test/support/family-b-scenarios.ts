@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { privateKeyToAccount } from 'viem/accounts';
 import { CANCEL_DOMAIN, CANCEL_TYPES } from '../../http/index.js';
+import { pollUntil } from './poll.js';
 import { call } from './retrying-fetch.js';
 
 export const TO = '0x9858EfFD232B4033E47d90003D41EC34EcaEda94';
@@ -30,14 +31,8 @@ export function familyBClient(deployment: () => FamilyBDeployment, waitMs: numbe
   const getA = async (id: string) => (await call('GET', `${deployment().url}/order/${id}`)).body as Record<string, any>;
   const deposit = async (to: string, amount: string, asset = 'base.usdc') => call('POST', `${deployment().devUrl}/deposits`, { to, asset, amount, from: SENDER });
   /** Polls until `read` answers an order with one of `statuses` or `ms` passed; answers the last read. */
-  const until = async (read: (id: string) => Promise<Record<string, any>>, id: string, statuses: string[], ms = waitMs) => {
-    const end = Date.now() + ms;
-    for (;;) {
-      const o = await read(id);
-      if (statuses.includes(o?.status) || Date.now() > end) return o;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  };
+  const until = (read: (id: string) => Promise<Record<string, any>>, id: string, statuses: string[], ms = waitMs) =>
+    pollUntil(() => read(id), (o) => statuses.includes(o?.status), ms);
   const untilB = (id: string, statuses: string[], ms?: number) => until(getB, id, statuses, ms);
   const untilA = (id: string, statuses: string[], ms?: number) => until(getA, id, statuses, ms);
   /** A base.usdc → arbitrum.usdc quote and its market order with `extra` (refund mode, authorizer, …). */

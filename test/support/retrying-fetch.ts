@@ -1,8 +1,9 @@
 // An HTTP call as a careful client of a cluster makes it: a 503 or a refused connection means "try again", for a
 // while (a shard moving between workers, an edge still starting).
+import { pollUntil } from './poll.js';
+
 export async function call(method: 'GET' | 'POST', url: string, body?: unknown, ms = 20_000): Promise<{ status: number; body: any }> {
-  const end = Date.now() + ms;
-  for (;;) {
+  const attempt = async () => {
     let status = 0;
     let json: any = null;
     try {
@@ -17,7 +18,7 @@ export async function call(method: 'GET' | 'POST', url: string, body?: unknown, 
     } catch {
       status = 0;
     }
-    if ((status !== 503 && status !== 0) || Date.now() > end) return { status, body: json };
-    await new Promise((r) => setTimeout(r, 100));
-  }
+    return { status, body: json };
+  };
+  return pollUntil(attempt, (r) => r.status !== 503 && r.status !== 0, ms, 100);
 }

@@ -8,6 +8,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { runAudit } from '../../../src/orders/audit-run.js';
 import { ANVIL_ACCOUNTS, type AnvilNode } from '../../../src/chains/evm/anvil.js';
 import { mintDevToken } from '../../../src/chains/evm/dev-token.js';
+import { waitFor } from '../../support/poll.js';
 import type { RunningService } from '../../support/service.js';
 import { useServiceOnBase, tokenAddress } from './support.js';
 
@@ -27,14 +28,15 @@ const getJson = async (url: string) => (await (await fetch(url)).json()) as Reco
 
 /** Polls GET /orders for the destination until the order is `settled` (or a terminal failure). */
 async function settled(orderId: string, destination: string): Promise<Record<string, any>> {
-  const end = Date.now() + 20_000;
-  for (;;) {
-    const page = await getJson(`${svc.urlC}/orders?destination=${destination}&limit=100`);
-    const item = (page.items as Array<Record<string, any>>).find((i) => i.orderId === orderId);
-    if (item?.status === 'settled' || item?.status === 'failed' || item?.status === 'refunded') return item;
-    if (Date.now() > end) throw new Error(`order ${orderId} not settled: ${JSON.stringify(item)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  const listed = async () => (await getJson(`${svc.urlC}/orders?destination=${destination}&limit=100`)).items as Array<Record<string, any>>;
+  const item = await waitFor(
+    async () => (await listed()).find((i) => i.orderId === orderId),
+    (i) => i?.status === 'settled' || i?.status === 'failed' || i?.status === 'refunded',
+    (i) => `order ${orderId} not settled: ${JSON.stringify(i)}`,
+    20_000,
+    100,
+  );
+  return item!;
 }
 
 describe('Family C on a real base node: the client runs executionSteps[0] with a wallet', () => {

@@ -27,6 +27,7 @@ import { ANVIL_ACCOUNTS, rpcCall, type AnvilNode } from '../../../src/chains/evm
 import { mintDevToken } from '../../../src/chains/evm/dev-token.js';
 import { DEVNET_GAS, DEVNET_TREASURY, devnetServiceEnv, startDevnetChain } from '../../../src/chains/evm/devnet.js';
 import { freePort } from '../../../src/cluster/nats-server.js';
+import { waitFor } from '../../support/poll.js';
 import { tokenAddress } from './support.js';
 
 const USER = ANVIL_ACCOUNTS[2]!;
@@ -224,28 +225,25 @@ async function pay(o: Order): Promise<{ block: bigint; at: number }> {
 
 /** Polls the node for the payout's Transfer log to the destination; answers it with the moment it was seen. */
 async function payoutSeen(o: Order, ms: number): Promise<{ log: Log; at: number }> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const logs = await pub.getLogs({ address: USDT, event: erc20Abi.find((e) => e.type === 'event' && e.name === 'Transfer')!, args: { to: o.destination }, fromBlock: 0n });
-    if (logs.length > 0) return { log: logs[0]!, at: Date.now() };
-    if (Date.now() > end) throw new Error(`no payout to ${o.destination} within ${ms} ms:\n${svc.tail()}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  const logs = await waitFor(
+    () => pub.getLogs({ address: USDT, event: erc20Abi.find((e) => e.type === 'event' && e.name === 'Transfer')!, args: { to: o.destination }, fromBlock: 0n }),
+    (l) => l.length > 0,
+    () => `no payout to ${o.destination} within ${ms} ms:\n${svc.tail()}`,
+    ms,
+  );
+  return { log: logs[0]!, at: Date.now() };
 }
 
 async function delivered(o: Order, ms = 20_000): Promise<Record<string, any>> {
-  const end = Date.now() + ms;
-  for (;;) {
-    let got: Record<string, any> | null = null;
+  const read = async (): Promise<Record<string, any> | null> => {
     try {
-      got = await svc.get(o.id);
+      return await svc.get(o.id);
     } catch {
-      /* the service is restarting */
+      return null; // the service is restarting
     }
-    if (got?.status === 'delivered') return got;
-    if (Date.now() > end) throw new Error(`order ${o.id} not delivered: ${JSON.stringify(got)}\n${svc.tail()}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  };
+  const got = await waitFor(read, (g) => g?.status === 'delivered', (g) => `order ${o.id} not delivered: ${JSON.stringify(g)}\n${svc.tail()}`, ms, 100);
+  return got!;
 }
 
 interface OnChain {
@@ -372,14 +370,15 @@ describe('faults on a real base node: the service killed mid-send and the node s
     await rpcCall(node.url, 'evm_setAutomine', [false]);
     try {
       // The service's first send of the order (the deposit address's gas top-up) reaches the mempool and stays there.
-      let pending: Array<{ hash: Hex; from: string; nonce: string }> = [];
-      const end = Date.now() + 15_000;
-      while (pending.length === 0) {
-        const pool = await rpcCall<{ pending: Record<string, Record<string, { hash: Hex; from: string; nonce: string }>> }>(node.url, 'txpool_content');
-        pending = Object.values(pool.pending).flatMap((byNonce) => Object.values(byNonce));
-        if (Date.now() > end) throw new Error(`no transaction of the service reached the mempool:\n${svc.tail()}`);
-        if (pending.length === 0) await new Promise((r) => setTimeout(r, 50));
-      }
+      const pending = await waitFor(
+        async () => {
+          const pool = await rpcCall<{ pending: Record<string, Record<string, { hash: Hex; from: string; nonce: string }>> }>(node.url, 'txpool_content');
+          return Object.values(pool.pending).flatMap((byNonce) => Object.values(byNonce));
+        },
+        (p) => p.length > 0,
+        () => `no transaction of the service reached the mempool:\n${svc.tail()}`,
+        15_000,
+      );
       expect(pending).toHaveLength(1);
       expect(pending[0]!.from.toLowerCase()).toBe(DEVNET_GAS.address.toLowerCase());
       await svc.kill();

@@ -6,6 +6,7 @@ import { parseTransaction, type Hex } from 'viem';
 import { NATIVE_EVM_ADDRESS } from '../../../src/assets/registry.js';
 import type { AnvilNode } from '../../../src/chains/evm/anvil.js';
 import { OUTBOX_SPACE, openEvmChain, outboxHashes, type OutboxEntry } from '../../../src/chains/evm/ledger.js';
+import { waitFor } from '../../support/poll.js';
 import { startDevChain } from './support.js';
 import { client, fundedAccount, keyring, memStore, randomAddress, rpc } from './ledger-support.js';
 
@@ -21,15 +22,9 @@ afterAll(async () => {
   await node?.stop();
 });
 
-async function until<T>(read: () => T | null | Promise<T | null>, ms = 15_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await read();
-    if (v !== null) return v;
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+/** Reads until the answer is not null; throws after `ms`. */
+const until = async <T>(read: () => T | null | Promise<T | null>, ms = 15_000): Promise<T> =>
+  (await waitFor<T | null>(read, (v) => v !== null, 'a read that is not null', ms, 25))!;
 
 /** Mines until `sent` settles. A replacement is stored before it is broadcast, so one block mined as soon as the store
  *  shows it may be mined before the node has it, and the send would then wait for a block that never comes. */

@@ -11,6 +11,7 @@ import { rpcCall, type AnvilNode } from '../../../src/chains/evm/anvil.js';
 import type { EvmSendRequest } from '../../../src/chains/evm/ledger.js';
 import type { HybridChains } from '../../../src/chains/hybrid-chains.js';
 import { COST_TABLE } from '../../../src/routing/costing.js';
+import { pollUntil } from '../../support/poll.js';
 import type { RunningService } from '../../support/service.js';
 import { DEV_ROLES, useServiceOnBase, tokenAddress, untilOrderStatus } from './support.js';
 
@@ -66,11 +67,9 @@ describe('native ETH orders on a real base node', () => {
     const before = await pub.getBalance({ address: account.address });
 
     expect((await svc.post(`${svc.devUrl}/orders/${id}/unwind`, {})).status).toBe(200);
-    let done = await untilOrderStatus(svc, id, ['expired'], 20_000);
-    for (const end = Date.now() + 20_000; !done.refunds && Date.now() < end; ) {
-      await new Promise((r) => setTimeout(r, 100));
-      done = (await (await fetch(`${svc.url}/order/${id}`)).json()) as Record<string, any>;
-    }
+    await untilOrderStatus(svc, id, ['expired'], 20_000);
+    const read = async () => (await (await fetch(`${svc.url}/order/${id}`)).json()) as Record<string, any>;
+    const done = await pollUntil(read, (o) => o.refunds !== undefined, 20_000, 100);
     const [refund] = done.refunds as Array<{ amount: string; tx_id: string; to_address: string }>;
     expect(refund!.to_address.toLowerCase()).toBe(account.address.toLowerCase());
     const refunded = parseAmount(refund!.amount, BASE_ETH, 'formatted', 'amount');

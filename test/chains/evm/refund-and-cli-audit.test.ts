@@ -11,6 +11,7 @@ import { type AnvilNode } from '../../../src/chains/evm/anvil.js';
 import { devnetServiceEnv } from '../../../src/chains/evm/devnet.js';
 import { devTokenAbi } from '../../../src/chains/evm/dev-token.js';
 import type { AuditReportJson } from '../../../src/orders/audit.js';
+import { pollUntil } from '../../support/poll.js';
 import { runRouterCli } from '../../support/router-cli.js';
 import type { RunningService } from '../../support/service.js';
 import { DEV_ROLES, useServiceOnBase, tokenAddress, untilOrderStatus } from './support.js';
@@ -53,11 +54,9 @@ describe('a refund on a real node', () => {
     const cancel = await svc.post(`${svc.devUrl}/orders/${o.body.id}/unwind`, {});
     expect(cancel.status).toBe(200);
     // Family A shows a cancelled order as `expired`, with its refund listed once paid.
-    let done = await untilOrderStatus(svc, o.body.id, ['expired'], 20_000);
-    for (const end = Date.now() + 20_000; !done.refunds && Date.now() < end; ) {
-      await new Promise((r) => setTimeout(r, 100));
-      done = (await (await fetch(`${svc.url}/order/${o.body.id}`)).json()) as Record<string, any>;
-    }
+    await untilOrderStatus(svc, o.body.id, ['expired'], 20_000);
+    const read = async () => (await (await fetch(`${svc.url}/order/${o.body.id}`)).json()) as Record<string, any>;
+    const done = await pollUntil(read, (d) => d.refunds !== undefined, 20_000, 100);
     expect(done.status).toBe('expired');
     expect(done.refunds).toHaveLength(1);
     const [refund] = done.refunds as Array<{ amount: string; reason: string; to_address: string; tx_id: string }>;

@@ -12,6 +12,7 @@ import { runAudit } from '../../../src/orders/audit-run.js';
 import { parseAmount, parseChainAsset } from '../../../src/assets/index.js';
 import { ANVIL_ACCOUNTS, rpcCall, type AnvilNode } from '../../../src/chains/evm/anvil.js';
 import { UNRESTORED_SENDS_SPACE, type UnrestoredSend } from '../../../src/chains/evm/mined-sends.js';
+import { pollUntil } from '../../support/poll.js';
 import type { RunningService } from '../../support/service.js';
 import { DEV_ROLES, devClients, mintAndPay, useServiceOnBase, tokenAddress, untilOrderStatus } from './support.js';
 
@@ -22,15 +23,6 @@ const USDT = tokenAddress('base', 'USDT');
 let node: AnvilNode;
 let svc: RunningService;
 useServiceOnBase((s) => ({ node, svc } = s));
-
-async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, ms: number): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await read();
-    if (done(v) || Date.now() > end) return v;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe('a reorg removing the router\'s own sends on a real base node', () => {
   it('a delivered order\'s top-ups, sweeps and payout are replaced by empty blocks: broadcast again, each mined once, the audit clean', async () => {
@@ -70,7 +62,7 @@ describe('a reorg removing the router\'s own sends on a real base node', () => {
     expect(await usdtOf(destination)).toBe(0n);
 
     // Broadcast again by the router: each of its transactions mined once more, successful, under its own hash.
-    expect(await until(() => usdtOf(destination), (b) => b === amountOut, 15_000)).toBe(amountOut);
+    expect(await pollUntil(() => usdtOf(destination), (b) => b === amountOut, 15_000, 100)).toBe(amountOut);
     const receipts = await Promise.all(sends.map((hash) => pub.getTransactionReceipt({ hash })));
     expect(receipts.map((r) => r.status)).toEqual(sends.map(() => 'success'));
     expect(Math.min(...receipts.map((r) => Number(r.blockNumber)))).toBeGreaterThan(Number(deposit.blockNumber));
@@ -81,10 +73,11 @@ describe('a reorg removing the router\'s own sends on a real base node', () => {
     expect(await pub.getTransactionCount({ address: DEV_ROLES.treasury.address as Address })).toBe(treasuryNonce);
 
     // The books list the payout at the block it is mined in now; the order is still delivered with the same hash.
-    const rebooked = await until(
+    const rebooked = await pollUntil(
       async () => (await svc.service.chains.transfers({ key: `${id}:deliver` }))[0],
       (t) => t?.block === Number(paid.blockNumber),
       5_000,
+      100,
     );
     expect(rebooked).toMatchObject({ txId: payout!.txId, block: Number(paid.blockNumber) });
     expect((await untilOrderStatus(svc, id, ['delivered'], 1_000)).status).toBe('delivered');
@@ -122,7 +115,7 @@ describe('a reorg removing the router\'s own sends on a real base node', () => {
 
     // Both sweeps mined again and reverted; then the payout is held: its nonce taken by a self-transfer.
     const unrestoredSends = async (): Promise<UnrestoredSend[]> => JSON.parse((await svc.service.store.getKey(UNRESTORED_SENDS_SPACE, 'base')) ?? '[]') as UnrestoredSend[];
-    const unrestored = await until(unrestoredSends, (u) => u.some((s) => s.reason === 'held' && s.key === `${first.id}:deliver`), 15_000);
+    const unrestored = await pollUntil(unrestoredSends, (u) => u.some((s) => s.reason === 'held' && s.key === `${first.id}:deliver`), 15_000, 100);
     // The first sweep (the step's cost) reverts; everything of the order after it is held.
     expect(unrestored).toEqual([
       { key: `${first.id}:0:cost`, reason: 'reverted' },
@@ -130,7 +123,7 @@ describe('a reorg removing the router\'s own sends on a real base node', () => {
       { key: `${first.id}:0:in`, reason: 'held' },
       { key: `${first.id}:deliver`, reason: 'held' },
     ]);
-    expect(await until(() => pub.getTransactionCount({ address: treasury }), (n) => n === treasuryNonce, 5_000)).toBe(treasuryNonce);
+    expect(await pollUntil(() => pub.getTransactionCount({ address: treasury }), (n) => n === treasuryNonce, 5_000, 100)).toBe(treasuryNonce);
     await expect(pub.getTransactionReceipt({ hash: payout!.txId as Hex })).rejects.toThrow();
     expect(await usdtOf(first.destination)).toBe(0n);
     expect(await usdtOf(treasury)).toBe(usdtBefore + first.amountOut);

@@ -11,6 +11,7 @@ import type { ChainName } from '../../../src/assets/types.js';
 import { ANVIL_ACCOUNTS, startAnvil, type AnvilNode, type StartAnvilOptions } from '../../../src/chains/evm/anvil.js';
 import { devTokenAbi, placeDevTokens } from '../../../src/chains/evm/dev-token.js';
 import { DEVNET_GAS, DEVNET_TREASURY, devnetServiceEnv, startDevnetChain } from '../../../src/chains/evm/devnet.js';
+import { pollUntil } from '../../support/poll.js';
 import { startService, type RunningService } from '../../support/service.js';
 
 /** Starts anvil with the chain's registry chain id and places the chain's tokens; stop it in afterAll. */
@@ -90,12 +91,7 @@ export function useServiceOnBase(started: (s: { node: AnvilNode; svc: RunningSer
 
 /** Polls Family A's GET /order/{id} until its status is one of `statuses` or `ms` passed; answers the last read. */
 export async function untilOrderStatus(svc: RunningService, id: string, statuses: string[], ms: number): Promise<Record<string, any>> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const o = (await (await fetch(`${svc.url}/order/${id}`)).json()) as Record<string, any>;
-    if (statuses.includes(o.status) || Date.now() > end) return o;
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  return pollUntil(async () => (await (await fetch(`${svc.url}/order/${id}`)).json()) as Record<string, any>, (o) => statuses.includes(o.status), ms);
 }
 
 /** A node's public client (polling every 50 ms) and a wallet client of one of its dev accounts. */

@@ -13,6 +13,7 @@ import type { AnvilNode } from '../../../src/chains/evm/anvil.js';
 import { TransferPending, TransferReverted } from '../../../src/chains/evm/errors.js';
 import { OUTBOX_SPACE, openEvmChain, type EvmChainOptions } from '../../../src/chains/evm/ledger.js';
 import { openSqliteStore } from '../../../src/store/index.js';
+import { waitUntil } from '../../support/poll.js';
 import { startDevChain } from './support.js';
 import { client, fundedAccount, keyring, memStore, mine, randomAddress, rpc } from './ledger-support.js';
 
@@ -242,12 +243,8 @@ describe('EVM transfers (anvil)', () => {
     let results: PromiseSettledResult<unknown>[];
     try {
       const both = Promise.allSettled(['k-a', 'k-b'].map((key) => chain.send({ key, asset: USDC.id, from: sender.address, to, amount: 600_000n })));
-      const deadline = Date.now() + 30_000;
-      while ((await rpc<{ pending: Record<string, unknown> }>(node, 'txpool_content')).pending[sender.address] === undefined
-        || Object.keys((await rpc<{ pending: Record<string, Record<string, unknown>> }>(node, 'txpool_content')).pending[sender.address]!).length < 2) {
-        if (Date.now() > deadline) throw new Error('the two transfers never reached the pool');
-        await new Promise((r) => setTimeout(r, 20));
-      }
+      const pool = () => rpc<{ pending: Record<string, Record<string, unknown>> }>(node, 'txpool_content');
+      await waitUntil(async () => Object.keys((await pool()).pending[sender.address] ?? {}).length >= 2, 'the two transfers to reach the pool', 30_000, 20);
       await mine(node, 1);
       results = await both;
     } finally {

@@ -3,6 +3,7 @@
 // terms → 409), unknown and foreign quotes (404; A and B refuse this family's quotes in turn), an expired quote (410), and orders that run to delivery.
 import { decodeFunctionData, erc20Abi } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pollUntil } from '../../support/poll.js';
 import { BTC_ADDRESS, CUR, DEST, SENDER, orderBody, quoted, startC, type HarnessC } from './support.js';
 
 let h: HarnessC;
@@ -18,14 +19,7 @@ async function coreOrder(id: string): Promise<{ deposit: string; status: string;
   return { deposit: a.deposit_address, status: a.status, amountOut: b.amountOut, fromAmount: b.amountToSend };
 }
 
-async function until(id: string, status: string, ms = 10_000) {
-  const end = Date.now() + ms;
-  for (;;) {
-    const o = await coreOrder(id);
-    if (o.status === status || Date.now() > end) return o;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+const until = (id: string, status: string, ms = 10_000) => pollUntil(() => coreOrder(id), (o) => o.status === status, ms, 25);
 
 const issuePath = (body: any) => body.error.details.issues[0].path as string;
 

@@ -2,6 +2,7 @@
 // venues, latency 0, failures off), Family C reached over HTTP at `urlC`, and every answer checked against the
 // document the app serves; every non-2xx must be the `{error: {code, message, details}}` envelope.
 import { expect } from 'vitest';
+import { pollUntil } from '../../support/poll.js';
 import { startService, type RunningService } from '../../support/service.js';
 import { Contract, type Answered } from '../family-a/support.js';
 
@@ -84,11 +85,10 @@ export function orderBody(id: string, over: Record<string, unknown> = {}): Recor
 
 /** Polls GET /orders (filtered by `query`) until the order shows one of `statuses`; answers its item. */
 export async function untilListed(h: HarnessC, orderId: string, statuses: string[], query = '', ms = 10_000): Promise<Record<string, any> | undefined> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const r = await h.orders(query);
-    const item = (r.body.items as Array<Record<string, any>>).find((i) => i.orderId === orderId);
-    if ((item && statuses.includes(item.status)) || Date.now() > end) return item;
-    await new Promise((res) => setTimeout(res, 25));
-  }
+  return pollUntil(
+    async () => ((await h.orders(query)).body.items as Array<Record<string, any>>).find((i) => i.orderId === orderId),
+    (item) => item !== undefined && statuses.includes(item.status),
+    ms,
+    25,
+  );
 }

@@ -18,6 +18,7 @@ import { openSqliteStore } from '../../../src/store/sqlite-store.js';
 import { createVaults, parseSeed } from '../../../src/vaults/index.js';
 import { createSimMarket } from '../../../src/venues/index.js';
 import { quoteRequest } from '../../support/fixtures.js';
+import { waitUntil } from '../../support/poll.js';
 import { ORDER_TERMS_A, type OrderView } from '../../../src/orders/types.js';
 import type { ActorStore } from '../../../src/store/types.js';
 import type { Quote } from '../../../src/quotes/types.js';
@@ -63,14 +64,6 @@ async function twoWorkers() {
 const ask = async <T>(rt: Runtime, kind: 'order' | 'quote', id: string, message: Record<string, unknown> & { type: string }) =>
   (await rt.handle({ ref: { kind, id }, message: roundTrip(message) })) as { ok: true; value: T } | { ok: false; error: { code: string } };
 
-async function until(cond: () => Promise<boolean>, what: string) {
-  for (let i = 0; i < 400; i++) {
-    if (await cond()) return;
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
 /** Lets effects started by a refused or lost write run, if they were going to: a few turns of the event loop. */
 const settle = () => new Promise((r) => setTimeout(r, 50));
 const movedFor = async (chains: { transfers(f: { chain?: 'base' }): Promise<Array<{ key: string }>> }, order: string) =>
@@ -103,10 +96,10 @@ describe('an effect waits for the snapshot that started it to be stored', () => 
     expect(cancel.ok).toBe(true);
     // The deposit feed tells the confirmation again (A's telling failed, so its cursor did not move): B refunds it.
     expect((await ask<OrderView>(w.b, 'order', 'o1', { ...deposit, confirmations: 1 })).ok).toBe(true);
-    await until(async () => {
+    await waitUntil(async () => {
       const r = await ask<OrderView>(w.b, 'order', 'o1', { type: 'order.get' });
       return r.ok && !r.value.refundPending;
-    }, "B's refund");
+    }, "B's refund", 5_000, 5);
     const stored = (await w.store.load('order', 'o1'))!.snapshot as { context: { refunds: Array<{ key: string; sent: bigint; to: string }> } };
     const booked = stored.context.refunds.reduce((s, r) => s + r.sent, 0n);
     const paid = (await w.chains.transfers({ chain: 'base' }))
@@ -143,10 +136,10 @@ describe('an effect waits for the snapshot that started it to be stored', () => 
     w.clock.advance(2_000);
     const again = w.restarted();
     expect((await ask<OrderView>(again, 'order', 'o1', { ...deposit, confirmations: 1 })).ok).toBe(true);
-    await until(async () => {
+    await waitUntil(async () => {
       const r = await ask<OrderView>(again, 'order', 'o1', { type: 'order.get' });
       return r.ok && !r.value.refundPending;
-    }, 'the refund after restart');
+    }, 'the refund after restart', 5_000, 5);
     const stored = (await w.store.load('order', 'o1'))!.snapshot as { context: { refunds: Array<{ sent: bigint }>; closeReason: string } };
     const booked = stored.context.refunds.reduce((s, r) => s + r.sent, 0n);
     const paid = (await w.chains.transfers({ chain: 'base' }))

@@ -24,6 +24,7 @@ import {
 } from '../../../src/chains/index.js';
 import { ManualClock } from '../../../src/clock.js';
 import { ConfigError, Unavailable } from '../../../src/errors.js';
+import { pollUntil } from '../../support/poll.js';
 import { ALICE, BOB, CAROL, HAL, SATOSHI, assetId, chainsContract } from './chains-contract.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'router-chains-'));
@@ -57,10 +58,9 @@ chainsContract('simulated SQLite ledger', async () => {
   };
 });
 
-/** Waits for something the background (setImmediate, the poll timer) does, up to 2 s. */
+/** Waits for something the background (setImmediate, the poll timer) does, up to 2 s; the caller then checks it. */
 async function eventually(done: () => boolean): Promise<void> {
-  const until = Date.now() + 2_000;
-  while (!done() && Date.now() < until) await new Promise((r) => setTimeout(r, 5));
+  await pollUntil(done, (ok) => ok, 2_000, 5);
 }
 
 /** Every invariant the ledger promises about its money, checked from its own records. */
