@@ -461,12 +461,13 @@ export function openSqliteStore(file: string, options: SqliteStoreOptions = {}):
     if (o.ok) w.resolve(o.value);
     else w.reject(o.err);
   };
-  // The writes this adapter queued, so a ticket of another store's write is told apart (and waited for instead).
-  const queued = new WeakSet<PendingWrite>();
+  // The writes this adapter queued, by the handle their tickets carry: a ticket of another store's write is not here
+  // (and is waited for instead).
+  const queued = new WeakMap<object, PendingWrite>();
   const write = <T>(run: () => T, opts?: WriteOptions): Promise<T> => {
     const { after, ticket } = opts ?? {};
-    const before = after?.handle as PendingWrite | undefined;
-    if (after?.settled && !(before && queued.has(before))) {
+    const before = after?.handle === undefined ? undefined : queued.get(after.handle);
+    if (after?.settled && before === undefined) {
       const settled = followed(after).then(() => write(run));
       ticket?.take(settled, undefined);
       return settled;
@@ -480,7 +481,7 @@ export function openSqliteStore(file: string, options: SqliteStoreOptions = {}):
     const pending: PendingWrite = { run, resolve, reject, after: after?.settled ? before : undefined, outcome: undefined };
     // Before the write is queued: a ticket another write took refuses this one.
     ticket?.take(settled, pending);
-    queued.add(pending);
+    queued.set(pending, pending);
     queue.push(pending);
     if (retry === null) scheduled ??= setImmediate(flush);
     return settled;

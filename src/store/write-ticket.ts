@@ -8,11 +8,12 @@
 export class WriteTicket {
   /** Settles as the write that took the ticket does; undefined while no write took it. */
   settled: Promise<unknown> | undefined;
-  /** The adapter's own handle of that write (the SQLite adapter's queued write), read only by that adapter. */
-  handle: unknown;
+  /** The adapter's own handle of that write (the SQLite adapter's queued write), which only that adapter can look up;
+   *  undefined for an adapter that ties no writes. */
+  handle: object | undefined;
 
   /** The adapter taking a write under this ticket records it here (once: a ticket ties one write). */
-  take(settled: Promise<unknown>, handle: unknown): void {
+  take(settled: Promise<unknown>, handle: object | undefined): void {
     if (this.settled) throw new Error('A write ticket ties one write; this one is taken.');
     // The caller of the first write observes its outcome; the tie must not raise a second unhandled rejection.
     settled.catch(() => undefined);
