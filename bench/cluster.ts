@@ -145,15 +145,12 @@ async function main() {
     };
     const before2 = epochs(balanced2);
 
-    // Per target and round: the sample of each level, and the best of them (the round's figure).
+    // Per target and round: the sample of each level; the best of them is the round's figure (`bestOf` below).
     const res = {
       echo: [] as Sample[], echoConf: [] as Sample[],
-      quotes: {} as Record<Target, Sample[]>, orders: {} as Record<Target, Sample[]>,
       quoteLevels: {} as Record<Target, Sample[][]>, orderLevels: {} as Record<Target, Sample[][]>,
     };
     for (const t of TARGETS) {
-      res.quotes[t] = [];
-      res.orders[t] = [];
       res.quoteLevels[t] = [];
       res.orderLevels[t] = [];
     }
@@ -176,8 +173,6 @@ async function main() {
         if (r > 0) {
           res.quoteLevels[t].push(qs);
           res.orderLevels[t].push(os);
-          res.quotes[t].push(best(qs));
-          res.orders[t].push(best(os));
         }
       }
       if (r > 0) {
@@ -193,6 +188,10 @@ async function main() {
     await admin.close();
     const moved = [...before2].filter(([s, v]) => after2.get(s) !== v).length;
 
+    // Each target's figure of a round: its best level.
+    const bestOf = (levels: Record<Target, Sample[][]>) => Object.fromEntries(TARGETS.map((t) => [t, levels[t].map(best)])) as Record<Target, Sample[]>;
+    const quotes = bestOf(res.quoteLevels);
+    const orders = bestOf(res.orderLevels);
     const m = (xs: Sample[], f: keyof Rate) => median(xs.map((x) => x.rate[f]));
     const echoRps = m(res.echo, 'perSec');
     console.log(
@@ -200,7 +199,7 @@ async function main() {
         `${N} quotes then ${N} orders (one fresh quote each) per target, round and number of callers (${LEVELS.join(', ')}), ` +
         `each target's best of them per round; echo: ${ECHO_N} requests of ${ECHO_BYTES} bytes, ${LEVELS[0]} callers:`,
     );
-    for (const [what, set] of [['quotes', res.quotes], ['orders', res.orders]] as const) {
+    for (const [what, set] of [['quotes', quotes], ['orders', orders]] as const) {
       const rows: Array<Record<string, string | number>> = [
         { case: LABEL.echo, 'per s': Math.round(echoRps), 'p50 ms': +m(res.echo, 'p50').toFixed(2), 'p99 ms': +m(res.echo, 'p99').toFixed(2), '÷ embedded': '', '÷ echo': 1, '2w ÷ 1w': '' },
         {
@@ -242,14 +241,14 @@ async function main() {
     console.table([
       cpuRow(LABEL.echo, res.echo),
       cpuRow(LABEL.echoConf, res.echoConf),
-      ...TARGETS.map((t) => cpuRow(`quote, ${LABEL[t]}`, res.quotes[t])),
-      ...TARGETS.map((t) => cpuRow(`order, ${LABEL[t]}`, res.orders[t])),
+      ...TARGETS.map((t) => cpuRow(`quote, ${LABEL[t]}`, quotes[t])),
+      ...TARGETS.map((t) => cpuRow(`order, ${LABEL[t]}`, orders[t])),
     ]);
     // The machine drifts over a run (every target speeds up from round to round); each round's own ratio shows how
     // much of a median ratio that drift moved.
     const perRound = (set: Record<Target, Sample[]>) =>
       set.cluster1.map((s, i) => (s.rate.perSec / set.embedded[i]!.rate.perSec).toFixed(2)).join(', ');
-    console.log(`  1-worker cluster ÷ embedded, round by round (each target's best): quotes ${perRound(res.quotes)}; orders ${perRound(res.orders)}`);
+    console.log(`  1-worker cluster ÷ embedded, round by round (each target's best): quotes ${perRound(quotes)}; orders ${perRound(orders)}`);
     console.log(`  shards that changed owner or epoch in the 2-worker cluster during the rounds: ${moved} of ${before2.size}`);
 
     // Each number of callers on its own: where each target peaks, and the ratio a single number of callers gives.
@@ -273,8 +272,8 @@ async function main() {
     console.log('\nRequests per second by number of callers in flight (medians over the rounds):');
     console.table(levelRows);
     recordResults('cluster', {
-      quotesCluster1PerEmbedded: m(res.quotes.cluster1, 'perSec') / m(res.quotes.embedded, 'perSec'),
-      ordersCluster1PerEmbedded: m(res.orders.cluster1, 'perSec') / m(res.orders.embedded, 'perSec'),
+      quotesCluster1PerEmbedded: m(quotes.cluster1, 'perSec') / m(quotes.embedded, 'perSec'),
+      ordersCluster1PerEmbedded: m(orders.cluster1, 'perSec') / m(orders.embedded, 'perSec'),
       ...atLevelRatios,
     });
     console.log(`  load average before ${loadBefore.map((x) => x.toFixed(2)).join(' ')}, after ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);

@@ -18,13 +18,9 @@ export async function pollUntil<T>(read: () => T | Promise<T>, done: (v: T) => b
 /** Reads until `done` holds of the answer, every `everyMs`, and answers that read; after `ms`, throws with `what(last)`
  *  as the message (or, for a string, a message naming it). */
 export async function waitFor<T>(read: () => T | Promise<T>, done: (v: T) => boolean, what: string | ((last: T) => string), ms: number, everyMs = 50): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await read();
-    if (done(v)) return v;
-    if (Date.now() > end) throw new Error(typeof what === 'string' ? `timed out waiting for ${what}` : what(v));
-    await sleep(everyMs);
-  }
+  const v = await pollUntil(read, done, ms, everyMs);
+  if (!done(v)) throw new Error(typeof what === 'string' ? `timed out waiting for ${what}` : what(v));
+  return v;
 }
 
 /** Waits until `cond` holds, every `everyMs`; throws naming `what` after `ms`. */
