@@ -24,7 +24,7 @@ import { orderOfKey } from '../orders/money.js';
 import { MINT_ACCOUNT, accountKey, isUnbounded } from './accounts.js';
 import { InsufficientFunds, simulatedDepositOnRealChain } from './errors.js';
 import { ChainMoved } from './evm/errors.js';
-import { blockHashOrNull, openEvmChain, type EvmChain, type EvmChainOptions } from './evm/ledger.js';
+import { blockHashOrNull, depositPlace, openEvmChain, type EvmChain, type EvmChainOptions } from './evm/ledger.js';
 import type { EvmDeposit } from './evm/ledger.js';
 import type { AccountReconciliation, ChainLedger, GasDeskSpend, Deposit, Reorg, SimChains, Transfer, TransferFilter, TransferRequest } from './types.js';
 import { gasDesk } from './gas-desk.js';
@@ -38,7 +38,7 @@ export const REAL_KEYS_SPACE = 'evm-real-keys';
 
 /** Per chain: the deposits booked in the last blocks a reorg check can reach (JSON array of `BookedDeposit`). */
 export const RECENT_DEPOSITS_SPACE = 'evm-recent-deposits';
-/** Per deposit (`<chain>:<txId>:<transferIndex|value>`): how many times a reorg took it back (its booking keys' suffix). */
+/** Per deposit (`<chain>:<txId>:<place>`, `depositPlace`): how many times a reorg took it back (its booking keys' suffix). */
 export const DEPOSIT_REVERSALS_SPACE = 'evm-deposit-reversals';
 /** Booked deposits older than this many blocks below the height are out of any reorg check's reach. */
 const RECENT_BLOCKS = 256;
@@ -86,7 +86,7 @@ interface RealTx {
 
 /** A deposit booked from a scan, as the reorg check needs it (amount as a decimal string: JSON). */
 interface BookedDeposit {
-  /** `deposit:<chain>:<txId>:<transferIndex|value>`, the same for every time the transaction is mined. */
+  /** `deposit:<chain>:<txId>:<place>` (`depositPlace`), the same for every time the transaction is mined. */
   base: string;
   /** The bookkeeping key of the current booking: `base`, then `base:<n>` after the n-th reversal. */
   key: string;
@@ -97,6 +97,8 @@ interface BookedDeposit {
   block: number;
   blockHash: string;
   transferIndex: number | null;
+  /** ETH a contract moved: its place among the transaction's internal value transfers. */
+  callIndex?: number;
   from: string;
   to: string;
   asset: AssetId;
@@ -108,18 +110,24 @@ interface BookedDeposit {
 /**
  * The ids of deposits read from a real chain (in scan order, whole blocks), what orders deduplicate deposits by: the
  * transaction hash, except that a transaction's second and later token transfers to the same address are
- * `<txHash>:<transferIndex>` (its place among the transaction's token transfers), so one transaction paying a deposit
- * address twice (a multicall, a batch payout) makes two deposits, while the usual deposit (one transfer per
- * transaction) keeps the plain hash that explorers show.
+ * `<txHash>:<place>` (`depositPlace`: its place among the transaction's token transfers, or `call<n>` among the ETH its
+ * contracts moved), so one transaction paying a deposit address twice (a multicall, a batch payout) makes two
+ * deposits, while the usual deposit (one transfer per transaction) keeps the plain hash that explorers show.
  */
-export function depositIds(deposits: readonly { txId: string; to: string; transferIndex: number | null }[]): string[] {
+export function depositIds(deposits: readonly { txId: string; to: string; transferIndex: number | null; callIndex?: number }[]): string[] {
   const seen = new Set<string>();
   return deposits.map((d) => {
     const pair = `${d.txId}|${d.to}`;
     const again = seen.has(pair);
     seen.add(pair);
-    return again && d.transferIndex !== null ? `${d.txId}:${d.transferIndex}` : d.txId;
+    return again ? `${d.txId}:${depositPlace(d)}` : d.txId;
   });
+}
+
+/** The deposit as the port answers it: without where the EVM scan read it. */
+function portDeposit(d: EvmDeposit): Deposit {
+  const { blockHash: _hash, transferIndex: _index, callIndex: _call, ...deposit } = d;
+  return deposit;
 }
 
 export function openHybridChains(opts: HybridChainsOptions): HybridChains {
@@ -262,7 +270,7 @@ export function openHybridChains(opts: HybridChainsOptions): HybridChains {
 
   /**
    * Transfers in the blocks, from the node. A transfer from outside into a deposit address is booked (`mint` →
-   * address, key `deposit:<chain>:<txId>:<transferIndex|value>`, then `…:<n>` once a reorg took it back n times;
+   * address, key `deposit:<chain>:<txId>:<place>` (`depositPlace`), then `…:<n>` once a reorg took it back n times;
    * idempotent) before it is answered, and remembered among the chain's recent deposits for the reorg check.
    * The router's own sends (from the treasury, the gas account or a deposit address) are booked by `transfer` and
    * never here. Gas top-ups are left out; the other sends are answered only when they pay into a deposit address (one
@@ -277,7 +285,7 @@ export function openHybridChains(opts: HybridChainsOptions): HybridChains {
     for (const [i, d] of found.entries()) {
       const id = ids[i]!;
       if (d.from === gasAccount) continue;
-      const { blockHash: _hash, transferIndex: _index, ...deposit } = d;
+      const deposit = portDeposit(d);
       // One lookup of the recipient per transfer; the sender's only for a transfer into a deposit address.
       const intoDeposit = await depositAddresses.has(d.to);
       if (d.from === treasury || (intoDeposit && (await depositAddresses.has(d.from)))) {
@@ -286,13 +294,13 @@ export function openHybridChains(opts: HybridChainsOptions): HybridChains {
         continue;
       }
       if (intoDeposit) {
-        const base = `deposit:${evm.chain}:${d.txId}:${d.transferIndex ?? 'value'}`;
+        const base = `deposit:${evm.chain}:${d.txId}:${depositPlace(d)}`;
         const n = Number((await store.getKey(DEPOSIT_REVERSALS_SPACE, base)) ?? '0');
         const key = n === 0 ? base : `${base}:${n}`;
         await remember(key, { txId: id, block: d.block });
         await sim.transfer({ key, chain: evm.chain, asset: d.asset, from: MINT_ACCOUNT, to: d.to, amount: d.amount });
         booked.push({
-          base, key, id, txId: d.txId, block: d.block, blockHash: d.blockHash, transferIndex: d.transferIndex, from: d.from, to: d.to, asset: d.asset,
+          base, key, id, txId: d.txId, block: d.block, blockHash: d.blockHash, transferIndex: d.transferIndex, ...(d.callIndex === undefined ? {} : { callIndex: d.callIndex }), from: d.from, to: d.to, asset: d.asset,
           amount: String(d.amount), vanished: false,
         });
       }
@@ -357,10 +365,10 @@ export function openHybridChains(opts: HybridChainsOptions): HybridChains {
     const candidates = recent.filter((d) => d.block >= fromBlock && !d.vanished);
     const asEvm = (d: BookedDeposit): EvmDeposit => ({
       txId: d.txId, chain: evm.chain, asset: d.asset, from: d.from, to: d.to, amount: BigInt(d.amount), block: d.block, confirmations: 0,
-      blockHash: d.blockHash as Hex, transferIndex: d.transferIndex,
+      blockHash: d.blockHash as Hex, transferIndex: d.transferIndex, ...(d.callIndex === undefined ? {} : { callIndex: d.callIndex }),
     });
-    const gone = new Set((await evm.vanished(candidates.map(asEvm))).map((d) => `${d.txId}:${d.transferIndex ?? 'value'}`));
-    const now = candidates.filter((d) => gone.has(`${d.txId}:${d.transferIndex ?? 'value'}`));
+    const gone = new Set((await evm.vanished(candidates.map(asEvm))).map((d) => `${d.txId}:${depositPlace(d)}`));
+    const now = candidates.filter((d) => gone.has(`${d.txId}:${depositPlace(d)}`));
     for (const d of now) {
       await reverseBooking(evm.chain, d);
       d.vanished = true;
@@ -372,8 +380,7 @@ export function openHybridChains(opts: HybridChainsOptions): HybridChains {
     return recent
       .filter((d) => d.block >= fromBlock && d.vanished)
       .map((d) => {
-        const { blockHash: _h, transferIndex: _i, ...deposit } = asEvm(d);
-        return { ...deposit, txId: d.id ?? d.txId };
+        return { ...portDeposit(asEvm(d)), txId: d.id ?? d.txId };
       });
   }
 
@@ -418,7 +425,7 @@ export function openHybridChains(opts: HybridChainsOptions): HybridChains {
     const { tip, found } = await transfersOn(evm);
     const mine = found.filter((d) => d.block >= sinceBlock && d.to === a && d.from !== gasAccount);
     const ids = depositIds(mine);
-    return mine.map(({ blockHash: _h, transferIndex: _i, ...d }, i) => ({ ...d, confirmations: confirmationsAt(tip, d.block), txId: ids[i]! }));
+    return mine.map((d, i) => ({ ...portDeposit(d), confirmations: confirmationsAt(tip, d.block), txId: ids[i]! }));
   }
 
   const realHub = new WatchHub(

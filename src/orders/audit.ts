@@ -25,7 +25,7 @@
 // the gas top-ups (ETH) the router sends it for its sweeps, and what is left of them, which the books never hold. For
 // the same reason an order paid in the chain's native asset (ETH) may hold more on chain than in its books, by at
 // most what the gas account sent it (`toppedUp` of its gas row): less than the books, or more beyond that dust (ETH
-// that reached the address unseen, as one a contract forwards by an internal call), is a finding. A deposit mined but
+// that reached the address unseen, as a contract's payment while the node serves no call tracer), is a finding. A deposit mined but
 // not yet booked (the feed waits for its confirmations) shows as the chain holding more than the books until it is
 // booked.
 //

@@ -28,6 +28,7 @@ import { InsufficientFunds } from '../errors.js';
 import type { Deposit, Transfer } from '../types.js';
 import { BlockHashes, findReorg, type Reorg } from './block-hashes.js';
 import { ChainMoved, TransferDropped, TransferPending, TransferRejected, TransferReverted } from './errors.js';
+import { internalValueCalls, traceBlock, traceTransaction, type CallFrame, type InternalValueCall } from './internal-calls.js';
 import { opStackL1Fee, receiptL1Fee } from './l1-fee.js';
 import { MinedSends, type MinedAgain, type UnrestoredSend } from './mined-sends.js';
 import { NonceManager, Locks } from './nonces.js';
@@ -78,6 +79,17 @@ export interface EvmDeposit extends Deposit {
    *  value transfer. Not the block's log index: a reorg that mines the transaction again elsewhere in a block changes
    *  that, and this must not change, since it keys the deposit's booking and id. */
   transferIndex: number | null;
+  /** For ETH a contract moved inside the transaction (read from the node's call tracer): its place among the
+   *  transaction's internal value transfers (`internalValueCalls`). Absent for the transaction's own value and for
+   *  token transfers. */
+  callIndex?: number;
+}
+
+/** Where a deposit sits in its transaction, as its booking key names it: `value` (the transaction's own value), the
+ *  token Transfer's place (`0`, `1`, …) or `call<n>` (ETH a contract moved). */
+export function depositPlace(d: { transferIndex: number | null; callIndex?: number }): string {
+  if (d.callIndex !== undefined) return `call${d.callIndex}`;
+  return d.transferIndex === null ? 'value' : String(d.transferIndex);
 }
 
 export interface EvmSendRequest {
@@ -200,7 +212,8 @@ function lower(a: string): Address {
 
 /**
  * Which of `deposits` vanished from the canonical chain: no receipt for the txId any more while the block it was in
- * has been replaced, a receipt that now says reverted, or (token transfers) a receipt without that Transfer log. A
+ * has been replaced, a receipt that now says reverted, (token transfers) a receipt without that Transfer log, or
+ * (ETH a contract moved) a trace of the transaction without that call standing at its place. A
  * transaction mined again in another block is not vanished. A missing receipt alone is not proof: a node behind the
  * one that answered the scan (a load balancer's) lacks the block or has not indexed it, and telling an order its
  * deposit vanished then would book the money back and halt a spent order for nothing. So the block at the deposit's
@@ -220,9 +233,16 @@ export async function vanishedDeposits(client: PublicClient, deposits: readonly 
         throw new ChainMoved(`${chain}: no receipt for ${hash}, yet block ${block} is ${now === null ? 'missing' : 'still the one it was mined in'} at the node (a node behind, or one replacing blocks); ask again.`);
       }
     }
+    let calls: InternalValueCall[] | null = null;
     for (const d of ds) {
       if (!receipt || receipt.status !== 'success') {
         gone.push(d);
+        continue;
+      }
+      if (d.callIndex !== undefined) {
+        calls ??= internalValueCalls(await traceTransaction(client, hash));
+        const still = calls.some((c) => c.index === d.callIndex && c.from === d.from && c.to === d.to && c.amount === d.amount);
+        if (!still) gone.push(d);
         continue;
       }
       if (d.transferIndex === null) continue;
@@ -234,7 +254,9 @@ export async function vanishedDeposits(client: PublicClient, deposits: readonly 
       if (!still) gone.push(d);
     }
   });
-  return gone.sort((a, b) => a.block - b.block || (a.transferIndex ?? -1) - (b.transferIndex ?? -1));
+  // As scan orders a transaction's deposits: its own value, the ETH its contracts moved, its token transfers.
+  const inTx = (d: EvmDeposit) => d.transferIndex ?? (d.callIndex ?? -1) - 2 ** 20;
+  return gone.sort((a, b) => a.block - b.block || inTx(a) - inTx(b));
 }
 
 const TRANSFER_TOPIC = keccak256(new TextEncoder().encode('Transfer(address,address,uint256)'));
@@ -283,6 +305,7 @@ export function openEvmChain(opts: EvmChainOptions): EvmChain {
   const accounts = new Map<string, PrivateKeyAccount>();
   let checkedChainId: Promise<void> | null = null;
   let blockReceipts = true;
+  let tracesCalls = true;
 
   /** The node must serve the registry's chain id: transactions are signed for it. */
   function checkChainId(): Promise<void> {
@@ -337,6 +360,24 @@ export function openEvmChain(opts: EvmChainOptions): EvmChain {
     return failed;
   }
 
+  /** Per block with transactions, their call traces; an empty map once the node turned out to serve no tracer. */
+  async function traces(blocks: readonly { hash: Hex; transactions: readonly { hash: Hex }[] }[]): Promise<Map<string, CallFrame>> {
+    const withTxs = blocks.filter((b) => b.transactions.length > 0);
+    if (!tracesCalls || withTxs.length === 0) return new Map();
+    try {
+      const maps = await mapLimit(withTxs, 8, (b) => traceBlock(client, b.hash, b.transactions.map((tx) => tx.hash)));
+      return new Map(maps.flatMap((m) => [...m]));
+    } catch (err) {
+      if (rpcError(err)?.code !== -32601) throw err;
+      tracesCalls = false;
+      logger?.error(
+        { chain, rpcUrl: opts.rpcUrl },
+        'the node serves no debug_traceBlockByHash: ETH paid into deposit addresses by contracts is not seen from now on (the audit names what it leaves at an address); use a node with the debug API',
+      );
+      return new Map();
+    }
+  }
+
   async function scan(fromBlock: number, toBlock?: number): Promise<EvmDeposit[]> {
     if (!Number.isSafeInteger(fromBlock) || fromBlock < 0) throw new InvalidRequest('fromBlock must be an integer ≥ 0.', 'fromBlock');
     await checkChainId();
@@ -363,6 +404,23 @@ export function openEvmChain(opts: EvmChainOptions): EvmChain {
     }
     const hashOf = new Map(blocks.map((b) => [Number(b.number), b.hash]));
     const out: Array<EvmDeposit & { pos: number }> = [];
+    // Within a transaction: its own value, then the ETH its contracts moved, then its token transfers.
+    const firstOf = (txIndex: number) => txIndex * 2 ** 20 - 2 ** 19;
+
+    const traced = await traces(blocks);
+    for (const b of blocks) {
+      const block = Number(b.number);
+      for (const tx of b.transactions) {
+        const root = traced.get(tx.hash.toLowerCase());
+        if (!root) continue;
+        for (const c of internalValueCalls(root)) {
+          out.push({
+            txId: tx.hash, chain, asset: nativeId, from: lower(c.from), to: lower(c.to), amount: c.amount,
+            block, confirmations: confirmationsAt(tip, block), blockHash: b.hash, transferIndex: null, callIndex: c.index, pos: firstOf(tx.transactionIndex) + c.index,
+          });
+        }
+      }
+    }
 
     for (const b of blocks) {
       const valueTxs = b.transactions.filter((tx) => tx.value > 0n && tx.to);
@@ -373,7 +431,7 @@ export function openEvmChain(opts: EvmChainOptions): EvmChain {
         const block = Number(b.number);
         out.push({
           txId: tx.hash, chain, asset: nativeId, from: lower(tx.from), to: lower(tx.to!), amount: tx.value,
-          block, confirmations: confirmationsAt(tip, block), blockHash: b.hash, transferIndex: null, pos: tx.transactionIndex * 2 ** 20 - 1,
+          block, confirmations: confirmationsAt(tip, block), blockHash: b.hash, transferIndex: null, pos: firstOf(tx.transactionIndex) - 1,
         });
       }
     }

@@ -1,7 +1,7 @@
 // Helpers of the EVM ledger tests: an in-memory key store (the ActorStore's putKey/getKey), raw RPC calls, and
-// fresh accounts funded with anvil_setBalance so each test starts from known balances and nonces, and the hybrid
-// facade over one node.
-import { createPublicClient, http, type Address, type Hex, type PublicClient } from 'viem';
+// fresh accounts funded with anvil_setBalance so each test starts from known balances and nonces, the hybrid
+// facade over one node, and small hand-assembled contracts that move ETH inside a transaction.
+import { createPublicClient, createWalletClient, http, type Address, type Hex, type PublicClient } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import type { ActorStore } from '../../../src/store/types.js';
 import { ANVIL_ACCOUNTS, type AnvilNode } from '../../../src/chains/evm/anvil.js';
@@ -92,4 +92,38 @@ export function hybridOnBase(node: AnvilNode, store: KeyStore, evm: HybridChains
       return a.address;
     },
   };
+}
+
+/** Deploys `runtime` (hex EVM bytecode, no 0x) as a contract's code, from a fresh funded account. */
+export async function deployCode(node: AnvilNode, runtime: string): Promise<Address> {
+  const size = runtime.length / 2;
+  if (!Number.isInteger(size) || size > 0xff) throw new Error('deployCode takes up to 255 bytes of runtime code.');
+  const len = size.toString(16).padStart(2, '0');
+  // PUSH1 len, PUSH1 12, PUSH1 0, CODECOPY (the runtime, after these 12 bytes, to memory 0); PUSH1 len, PUSH1 0, RETURN.
+  const data = `0x60${len}600c60003960${len}6000f3${runtime}` as Hex;
+  const deployer = await fundedAccount(node);
+  const hash = await createWalletClient({ account: privateKeyToAccount(deployer.key), transport: http(node.url) }).sendTransaction({ data, chain: null });
+  const receipt = await client(node).waitForTransactionReceipt({ hash });
+  if (receipt.status !== 'success' || !receipt.contractAddress) throw new Error('deployCode: the deployment failed.');
+  return receipt.contractAddress.toLowerCase() as Address;
+}
+
+/** Runtime code that makes `calls` CALLs in a row, the i-th to the address in calldata word i with the value in
+ *  calldata word calls + i, going on past a failed one; then `end`: STOP, or REVERT (the whole transaction fails). */
+export function payerCode(calls: number, end: 'stop' | 'revert' = 'stop'): string {
+  const word = (i: number) => `60${(i * 32).toString(16).padStart(2, '0')}35`; // PUSH1 offset, CALLDATALOAD
+  // retSize, retOffset, argsSize, argsOffset = 0; value; address; GAS; CALL; POP (the success flag).
+  const call = (i: number) => `6000600060006000${word(calls + i)}${word(i)}5af150`;
+  return Array.from({ length: calls }, (_, i) => call(i)).join('') + (end === 'stop' ? '00' : '60006000fd');
+}
+
+/** Runtime code that selfdestructs to the address in calldata word 0, sending it the contract's whole balance. */
+export const SELFDESTRUCT_CODE = '600035ff';
+/** Runtime code that reverts whatever it is sent. */
+export const REVERT_CODE = '60006000fd';
+
+/** Calldata of a payerCode(n) call: the n addresses, then the n values. */
+export function payerCalldata(pays: readonly { to: Address; value: bigint }[]): Hex {
+  const w = (v: bigint) => v.toString(16).padStart(64, '0');
+  return `0x${pays.map((p) => w(BigInt(p.to))).join('')}${pays.map((p) => w(p.value)).join('')}`;
 }

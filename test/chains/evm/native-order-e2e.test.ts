@@ -1,11 +1,12 @@
 // Family A orders paying native ETH on a real base node. The deposit address's ETH is the order's money: the gas of
 // its sends (the step's cost, then its input; a refund) is topped up by the gas account above it, never paid out of
 // it, so each later send still finds what the books say the address holds, even when the base fee rises between a
-// top-up and its send (the send is refused before it is signed, and the next try tops up again).
+// top-up and its send (the send is refused before it is signed, and the next try tops up again). ETH a contract pays
+// inside its transaction (a smart-contract wallet) is a deposit like a transaction's own value.
 import { describe, expect, it } from 'vitest';
 import { createPublicClient, createWalletClient, erc20Abi, getAddress, http, parseEther, type Address, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { runAudit } from '../../../src/orders/audit-run.js';
+import { readOrderRecords, runAudit } from '../../../src/orders/audit-run.js';
 import { parseAmount, parseChainAsset } from '../../../src/assets/index.js';
 import { rpcCall, type AnvilNode } from '../../../src/chains/evm/anvil.js';
 import type { EvmSendRequest } from '../../../src/chains/evm/ledger.js';
@@ -13,6 +14,7 @@ import type { HybridChains } from '../../../src/chains/hybrid-chains.js';
 import { COST_TABLE } from '../../../src/routing/costing.js';
 import { pollUntil } from '../../support/poll.js';
 import type { RunningService } from '../../support/service.js';
+import { deployCode, payerCalldata, payerCode } from './ledger-support.js';
 import { DEV_ROLES, useServiceOnBase, tokenAddress, untilOrderStatus } from './support.js';
 
 const USDT = tokenAddress('base', 'USDT');
@@ -53,6 +55,36 @@ describe('native ETH orders on a real base node', () => {
     // All the order's ETH left the address; what stays is the gas account's dust, less than one top-up.
     expect(await svc.service.chains.balanceOf('base', deposit, BASE_ETH.id)).toBe(0n);
     expect(await pub.getBalance({ address: deposit })).toBeLessThan(parseEther('0.0001'));
+    const report = await runAudit({ store: svc.service.store, chains: svc.service.chains, recheck: { times: 2, delayMs: 200 } });
+    expect(report.findings).toEqual([]);
+    expect(report.clean).toBe(true);
+  }, 60_000);
+
+  it('a contract paying inside its transaction (a smart-contract wallet\'s batch): order A paid 0.004 + 0.006 and order B 0.01 in one transaction, three deposits, both delivered, the audit clean', async () => {
+    const { pub, wallet } = await sender();
+    const a = await orderEth('0.01');
+    const b = await orderEth('0.01');
+    const payer = await deployCode(node, payerCode(3));
+    const pays = [
+      { to: a.deposit, value: parseEther('0.004') },
+      { to: a.deposit, value: parseEther('0.006') },
+      { to: b.deposit, value: parseEther('0.01') },
+    ];
+    const hash = await wallet.sendTransaction({ chain: null, to: payer, value: parseEther('0.02'), data: payerCalldata(pays), gas: 300_000n });
+    expect((await pub.waitForTransactionReceipt({ hash })).status).toBe('success');
+    for (const o of [a, b]) expect((await untilOrderStatus(svc, o.id, ['delivered', 'stalled', 'frozen', 'refunded'], 30_000)).status).toBe('delivered');
+
+    const depositsOf = async (id: string) => {
+      const records = readOrderRecords((await svc.service.store.load('order', id))!.snapshot);
+      if (typeof records === 'string') throw new Error(records);
+      return records.deposits.map((d) => ({ txId: d.txId, amount: d.amount }));
+    };
+    // The transaction's first payment to each address keeps the plain hash; the second to A is told apart by its place.
+    expect(await depositsOf(a.id)).toEqual([
+      { txId: hash, amount: parseEther('0.004') },
+      { txId: `${hash}:call1`, amount: parseEther('0.006') },
+    ]);
+    expect(await depositsOf(b.id)).toEqual([{ txId: hash, amount: parseEther('0.01') }]);
     const report = await runAudit({ store: svc.service.store, chains: svc.service.chains, recheck: { times: 2, delayMs: 200 } });
     expect(report.findings).toEqual([]);
     expect(report.clean).toBe(true);

@@ -315,7 +315,7 @@ describe('a real chain read beside the books: each deposit address\'s on-chain b
     expect(await mismatches(9_000_000n, 0n)).toEqual([]);
     expect(await mismatches(9_000_000n, 123n)).toEqual([]);
     expect(await mismatches(9_000_000n, 200n)).toEqual([]);
-    // More than that reached it unseen (a contract forwarding ETH by an internal call): named.
+    // More than that reached it unseen (a contract's payment read from a node without a call tracer): named.
     expect(await mismatches(9_000_000n, 10n ** 15n)).toEqual([
       { kind: 'onchain_mismatch', order: 'o-eth', chain: 'base', asset: BASE_ETH, address: DEP_2, onChain: 10n ** 15n, books: 0n },
     ]);
