@@ -1,7 +1,7 @@
 // The hybrid chains facade on a real anvil node: which transfers are real transactions and which are bookings,
 // deposits booked before they are answered, the router's own sends never booked as deposits and told only when they
-// pay into a deposit address, gas top-ups of deposit addresses (token and native sends), and the simulated chains
-// untouched.
+// pay into a deposit address, ETH a contract pays inside its transaction, gas top-ups of deposit addresses (token and
+// native sends), and the simulated chains untouched.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWalletClient, erc20Abi, http, type Address, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
@@ -15,7 +15,7 @@ import { OUTBOX_SPACE } from '../../../src/chains/evm/ledger.js';
 import type { HybridChains } from '../../../src/chains/hybrid-chains.js';
 import { InvalidRequest } from '../../../src/errors.js';
 import { FEES_ACCOUNT, holdingAccount } from '../../../src/orders/money.js';
-import { client, fundedAccount, hybridOnBase, memStore, randomAddress, rpc, type KeyStore } from './ledger-support.js';
+import { client, deployCode, fundedAccount, hybridOnBase, memStore, payerCalldata, payerCode, randomAddress, rpc, type KeyStore } from './ledger-support.js';
 import { startDevChain, tokenAddress } from './support.js';
 
 const TREASURY = ANVIL_ACCOUNTS[0]!;
@@ -178,6 +178,33 @@ describe('hybrid chains: depositsTo reads the blocks since its last call, and a 
 
     await mintDevToken(node.url, tokenAddress('base', 'USDC'), dep, 4_000_000n, { from: MINTER });
     expect((await chains.depositsTo('base', dep)).map((d) => d.amount)).toEqual([4_000_000n]);
+  });
+
+  it('ETH a contract pays into deposit addresses inside its transaction is booked once per payment, keyed by its place; a reorg that drops it books it back', async () => {
+    const [dep, other] = [await depositAddress(), await depositAddress()];
+    const from = await chains.height('base');
+    const payer = await deployCode(node, payerCode(3));
+    const sender = await fundedAccount(node);
+    const wallet = createWalletClient({ account: privateKeyToAccount(sender.key), transport: http(node.url) });
+    const pays = [{ to: dep, value: 100n }, { to: other, value: 50n }, { to: dep, value: 200n }];
+    const hash = await wallet.sendTransaction({ to: payer, value: 350n, data: payerCalldata(pays), gas: 300_000n, chain: null });
+    const block = Number((await client(node).waitForTransactionReceipt({ hash })).blockNumber);
+    for (let i = 0; i < 2; i++) {
+      const found = (await chains.scan('base', from + 1)).filter((d) => d.to === dep || d.to === other);
+      expect(found.map((d) => [d.to, d.from, d.amount, d.txId])).toEqual([
+        [dep, payer, 100n, hash], [other, payer, 50n, hash], [dep, payer, 200n, `${hash}:call2`],
+      ]);
+    }
+    expect(await chains.balanceOf('base', dep, ETH)).toBe(300n);
+    expect(await chains.balanceOf('base', other, ETH)).toBe(50n);
+    const keys = (await chains.transfers({ address: dep })).filter((t) => t.from === MINT_ACCOUNT).map((t) => t.key);
+    expect(keys).toEqual([`deposit:base:${hash}:call0`, `deposit:base:${hash}:call2`]);
+
+    await rpc(node, 'anvil_reorg', [(await chains.height('base')) - block + 1, []]);
+    const gone = await chains.vanished!('base', block);
+    expect(gone.filter((d) => d.to === dep || d.to === other).map((d) => d.amount).sort((x, y) => Number(x - y))).toEqual([50n, 100n, 200n]);
+    expect(await chains.balanceOf('base', dep, ETH)).toBe(0n);
+    expect(await chains.balanceOf('base', other, ETH)).toBe(0n);
   });
 
   it('a node answering a height below the blocks read before is refused with ChainMoved, not read again from block 0; once it is past them again, a replaced block is found', async () => {
