@@ -3,8 +3,23 @@
 import type { Router } from '@koa/router';
 import Koa from 'koa';
 import type { Logger } from 'pino';
+import type { Bus } from '../src/bus/types.js';
 import { HttpError } from './http-error.js';
+import type { IssuedQuotes } from './issued-quotes.js';
+import type { EdgeGuard } from './overload.js';
 import { edgeState } from './request-id.js';
+
+/** What every family's app is built from, beside its own settings. */
+export interface EdgeAppDeps {
+  bus: Bus;
+  logger: Logger;
+  /** Request ids when the caller sent none (or an unusable one); defaults to random uuids. */
+  newRequestId?: () => string;
+  /** Load shedding and rate limit, shared by every family's app of the process; absent = neither. */
+  guard?: EdgeGuard;
+  /** The quotes this process issued, shared by every family's app of the process; absent = this app's own. */
+  quotes?: IssuedQuotes;
+}
 
 /** A family's rendering of a failure: status, body, headers, and whether the caller sees the error's own message. */
 export interface FamilyErrorReply {
@@ -24,6 +39,18 @@ export interface FamilyErrorReply {
 export function newEdgeApp(): Koa {
   for (const lazyGlobal of ['ReadableStream', 'Blob', 'Response'] as const) void globalThis[lazyGlobal];
   return new Koa();
+}
+
+/**
+ * A core value the renderer cannot write (an asset id the registry lacks) is our bug, not the caller's: the asset
+ * module's UnknownAsset would otherwise map to 400, so it is re-thrown as a plain error and answered with 500.
+ */
+export function rendered<T>(render: () => T): T {
+  try {
+    return render();
+  } catch (err) {
+    throw new Error(`rendering a core value failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+  }
 }
 
 /** GET /health (text/plain `ok` while serving) and GET /openapi.json (the family's document, rendered once). */

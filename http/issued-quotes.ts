@@ -2,8 +2,10 @@
 // its actor (in a cluster, one NATS request fewer per order). A quote never changes once issued, so a copy is as good
 // as the actor's answer; what can change (bound, expired, purged) is decided by `quote.bind` at the actor, which
 // order creation always asks. Bounded: the oldest entries leave first; a quote another edge issued is asked for.
+import type { Logger } from 'pino';
 import type { Bus, RequestOptions } from '../src/bus/types.js';
-import type { Quote } from '../src/quotes/types.js';
+import { QuoteRefused } from '../src/errors.js';
+import type { Quote, QuoteRequest } from '../src/quotes/types.js';
 
 export interface IssuedQuotes {
   /** Remembers a quote this edge just issued (its candidates are left out: they were rendered in its answer). */
@@ -14,6 +16,27 @@ export interface IssuedQuotes {
 
 /** Entries kept at most; a quote without candidates is about 2–3 KB in memory. */
 export const ISSUED_QUOTES_MAX = 10_000;
+
+/**
+ * Asks a new quote actor (`id`) for a quote and remembers the quote it issues. A refusal (no route) is answered, not
+ * thrown, since each family renders it in its own envelope; every other failure is thrown.
+ */
+export async function issueQuote(
+  deps: { bus: Bus; quotes: IssuedQuotes },
+  id: string,
+  request: QuoteRequest,
+  edge: { requestId: string; log: Logger },
+): Promise<{ quote: Quote } | { refused: QuoteRefused }> {
+  try {
+    const quote = await deps.bus.request({ kind: 'quote', id }, { type: 'quote.request', request }, { requestId: edge.requestId });
+    deps.quotes.remember(quote);
+    return { quote };
+  } catch (err) {
+    if (!(err instanceof QuoteRefused)) throw err;
+    edge.log.info({ quote_id: id }, 'quote refused');
+    return { refused: err };
+  }
+}
 
 export function createIssuedQuotes(max = ISSUED_QUOTES_MAX): IssuedQuotes {
   const quotes = new Map<string, Quote>();

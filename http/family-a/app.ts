@@ -2,33 +2,23 @@
 // else (404, 405, 413, 415, 500...). It does not listen: src/main.ts does, so tests and benchmarks reuse it as is.
 import { Router } from '@koa/router';
 import type Koa from 'koa';
-import type { Logger } from 'pino';
-import type { Bus } from '../../src/bus/types.js';
 import { systemClock, type Clock } from '../../src/clock.js';
-import { appErrorLogger, envelope, newEdgeApp, serveHealthAndOpenApi } from '../app-common.js';
-import { UNGUARDED, type EdgeGuard } from '../overload.js';
+import { appErrorLogger, envelope, newEdgeApp, serveHealthAndOpenApi, type EdgeAppDeps } from '../app-common.js';
+import { UNGUARDED } from '../overload.js';
 import { requestContext } from '../request-id.js';
 import { errorReply } from './errors.js';
 import { familyAOpenApi } from './openapi.js';
 import { getOrder, postOrder } from './order.js';
 import { postQuote } from './quote.js';
-import { createIssuedQuotes, type IssuedQuotes } from '../issued-quotes.js';
+import { createIssuedQuotes } from '../issued-quotes.js';
 
-export interface FamilyADeps {
-  bus: Bus;
-  logger: Logger;
+export interface FamilyADeps extends EdgeAppDeps {
   /** Ids of new actors (quotes, proposed orders); a lower-case uuid generator in production. */
   newId: () => string;
   /** Largest accepted request body; larger → 413. */
   bodyLimitBytes: number;
   /** Only used to stamp candidates of a refused quote (they expire at once); defaults to the system clock. */
   clock?: Clock;
-  /** Request ids when the caller sent none (or an unusable one); defaults to random uuids. */
-  newRequestId?: () => string;
-  /** Load shedding and rate limit, shared by every family's app of the process; absent = neither. */
-  guard?: EdgeGuard;
-  /** The quotes this process issued, shared by every family's app of the process; absent = this app's own. */
-  quotes?: IssuedQuotes;
 }
 
 export function createApp(deps: FamilyADeps): Koa {

@@ -4,14 +4,15 @@ import type Koa from 'koa';
 import { parseAmount, parseChainAsset } from '../../src/assets/index.js';
 import type { Bus } from '../../src/bus/types.js';
 import type { Clock } from '../../src/clock.js';
-import { InvalidAmount, InvalidRequest, QuoteRefused, VenueListConflict } from '../../src/errors.js';
-import type { Quote, QuoteRequest } from '../../src/quotes/types.js';
+import { InvalidAmount, InvalidRequest, VenueListConflict } from '../../src/errors.js';
+import type { QuoteRequest } from '../../src/quotes/types.js';
 import { readJsonBody } from '../json-body.js';
 import { edgeState } from '../request-id.js';
 import { statusOf } from './errors.js';
 import { renderQuote, renderRefusal, type RenderContext } from './render.js';
 import { assertQuoteRequestShape } from './validate.js';
-import { type IssuedQuotes } from '../issued-quotes.js';
+import { rendered } from '../app-common.js';
+import { issueQuote, type IssuedQuotes } from '../issued-quotes.js';
 
 /** Validates a POST /quote body and translates it into the core's language; throws InvalidRequest (or a subclass). */
 export function toQuoteRequest(body: unknown): QuoteRequest {
@@ -53,15 +54,11 @@ export interface QuoteRouteDeps {
 
 export function postQuote(deps: QuoteRouteDeps): Koa.Middleware {
   return async (ctx) => {
-    const { requestId, log } = edgeState(ctx);
     const request = toQuoteRequest(await readJsonBody(ctx, deps.bodyLimitBytes));
     const id = deps.newId();
-    let quote: Quote;
-    try {
-      quote = await deps.bus.request({ kind: 'quote', id }, { type: 'quote.request', request }, { requestId });
-    } catch (err) {
-      if (!(err instanceof QuoteRefused)) throw err;
-      log.info({ quote_id: id }, 'quote refused');
+    const issued = await issueQuote(deps, id, request, edgeState(ctx));
+    if ('refused' in issued) {
+      const err = issued.refused;
       const audit = err.audit;
       // No quote was issued, so candidates in the audit carry the refused quote's id and expire at once.
       const rctx: RenderContext = {
@@ -78,20 +75,7 @@ export function postQuote(deps: QuoteRouteDeps): Koa.Middleware {
       ctx.body = rendered(() => renderRefusal(err.message, audit, rctx, request.includeCandidates));
       return;
     }
-    deps.quotes.remember(quote);
     ctx.status = 200;
-    ctx.body = rendered(() => renderQuote(quote));
+    ctx.body = rendered(() => renderQuote(issued.quote));
   };
-}
-
-/**
- * A core value the renderer cannot write (an asset id the registry lacks) is our bug, not the caller's: the asset
- * module's UnknownAsset would otherwise map to 400, so it is re-thrown as a plain error and answered with 500.
- */
-function rendered<T>(render: () => T): T {
-  try {
-    return render();
-  } catch (err) {
-    throw new Error(`rendering a core value failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
-  }
 }

@@ -3,11 +3,9 @@
 // not listen: src/main.ts does.
 import { Router } from '@koa/router';
 import type Koa from 'koa';
-import type { Logger } from 'pino';
-import type { Bus } from '../../src/bus/types.js';
 import { systemClock, type Clock } from '../../src/clock.js';
-import { appErrorLogger, envelope, newEdgeApp, serveHealthAndOpenApi } from '../app-common.js';
-import { UNGUARDED, type EdgeGuard } from '../overload.js';
+import { appErrorLogger, envelope, newEdgeApp, serveHealthAndOpenApi, type EdgeAppDeps } from '../app-common.js';
+import { UNGUARDED } from '../overload.js';
 import { requestContext } from '../request-id.js';
 import { postCancelB } from './cancel.js';
 import { errorReplyB } from './errors.js';
@@ -16,11 +14,9 @@ import { familyBOpenApi } from './openapi.js';
 import { postOrderB } from './order.js';
 import { postQuoteB } from './quote.js';
 import type { GatewaySecret } from './refund-token.js';
-import { createIssuedQuotes, type IssuedQuotes } from '../issued-quotes.js';
+import { createIssuedQuotes } from '../issued-quotes.js';
 
-export interface FamilyBDeps {
-  bus: Bus;
-  logger: Logger;
+export interface FamilyBDeps extends EdgeAppDeps {
   /** Ids of proposed orders without an idempotency key. */
   newId: () => string;
   /** ROUTER_GATEWAY_ID: the `gateway` of signed cancels, and the namespace of idempotency keys. */
@@ -30,11 +26,6 @@ export interface FamilyBDeps {
   maxSlippageBps: number;
   /** Cancel deadlines and cancelAfter are checked against it; defaults to the system clock. */
   clock?: Clock;
-  newRequestId?: () => string;
-  /** Load shedding and rate limit, shared by every family's app of the process; absent = neither. */
-  guard?: EdgeGuard;
-  /** The quotes this process issued, shared by every family's app of the process; absent = this app's own. */
-  quotes?: IssuedQuotes;
 }
 
 export function createAppB(deps: FamilyBDeps): Koa {

@@ -7,7 +7,7 @@ import { InvalidRequest, Unavailable } from '../../src/errors.js';
 import { edgeState } from '../request-id.js';
 import { orderTypeOf } from './order-type.js';
 import { canonicalUuid } from './order.js';
-import { rendered } from './quote.js';
+import { rendered } from '../app-common.js';
 import { renderBOrder } from './render.js';
 import { assertUuid } from './validate.js';
 import type { BAmountFormat } from './wire.js';

@@ -16,7 +16,8 @@ import { assertNotCQuote, orderFromQuote, quoteNamed } from '../quote-orders.js'
 import { edgeState } from '../request-id.js';
 import { BError } from './errors.js';
 import { orderTypeOf } from './order-type.js';
-import { B_BODY_LIMIT_BYTES, rendered } from './quote.js';
+import { rendered } from '../app-common.js';
+import { B_BODY_LIMIT_BYTES } from './quote.js';
 import type { GatewaySecret } from './refund-token.js';
 import { renderBOrder } from './render.js';
 import { assertShape } from './validate.js';

@@ -4,8 +4,9 @@
 import type Koa from 'koa';
 import { parseAmount, parseChainAsset } from '../../src/assets/index.js';
 import type { Bus } from '../../src/bus/types.js';
-import { InvalidAmount, InvalidRequest, QuoteRefused } from '../../src/errors.js';
-import type { Quote, QuoteRequest } from '../../src/quotes/types.js';
+import { InvalidAmount, InvalidRequest } from '../../src/errors.js';
+import type { QuoteRequest } from '../../src/quotes/types.js';
+import { rendered } from '../app-common.js';
 import { readJsonBody } from '../json-body.js';
 import { edgeState } from '../request-id.js';
 import { BError } from './errors.js';
@@ -13,7 +14,7 @@ import { quoteIdFor } from './order-type.js';
 import { coreFormat, renderBQuote, renderCandidates } from './render.js';
 import { assertShape } from './validate.js';
 import type { BAmountFormat, BOrderType } from './wire.js';
-import { type IssuedQuotes } from '../issued-quotes.js';
+import { issueQuote, type IssuedQuotes } from '../issued-quotes.js';
 
 export const B_QUOTE_MODE = 'fast' as const;
 export const B_BODY_LIMIT_BYTES = 16 * 1024;
@@ -55,33 +56,19 @@ export function toBQuoteRequest(body: unknown): BQuoteAsk {
 
 export function postQuoteB(deps: { bus: Bus; quotes: IssuedQuotes }): Koa.Middleware {
   return async (ctx) => {
-    const { requestId, log } = edgeState(ctx);
     const ask = toBQuoteRequest(await readJsonBody(ctx, B_BODY_LIMIT_BYTES));
     const id = quoteIdFor(ask.orderType);
-    let quote: Quote;
-    try {
-      quote = await deps.bus.request({ kind: 'quote', id }, { type: 'quote.request', request: ask.request }, { requestId });
-    } catch (err) {
-      if (!(err instanceof QuoteRefused)) throw err;
-      log.info({ quote_id: id }, 'quote refused');
+    const issued = await issueQuote(deps, id, ask.request, edgeState(ctx));
+    if ('refused' in issued) {
+      const err = issued.refused;
       const audit = err.audit;
       const details: Record<string, unknown> = {};
       if (ask.request.includeCandidates) details.quoteCandidates = audit ? rendered(() => renderCandidates(audit, ask.amountFormat)) : [];
       throw new BError(422, 'insufficient_liquidity', err.message, details);
     }
-    deps.quotes.remember(quote);
     ctx.status = 200;
     ctx.body = rendered(() =>
-      renderBQuote(quote, { orderType: ask.orderType, amountFormat: ask.amountFormat, returnFullRoute: ask.returnFullRoute, includeCandidates: ask.request.includeCandidates }),
+      renderBQuote(issued.quote, { orderType: ask.orderType, amountFormat: ask.amountFormat, returnFullRoute: ask.returnFullRoute, includeCandidates: ask.request.includeCandidates }),
     );
   };
-}
-
-/** A core value the renderer cannot write is our bug (500), not the caller's. */
-export function rendered<T>(render: () => T): T {
-  try {
-    return render();
-  } catch (err) {
-    throw new Error(`rendering a core value failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
-  }
 }

@@ -3,12 +3,10 @@
 // src/main.ts does.
 import { Router } from '@koa/router';
 import type Koa from 'koa';
-import type { Logger } from 'pino';
-import type { Bus } from '../../src/bus/types.js';
 import { systemClock, type Clock } from '../../src/clock.js';
 import type { ActorStore } from '../../src/store/types.js';
-import { appErrorLogger, envelope, newEdgeApp, serveHealthAndOpenApi } from '../app-common.js';
-import { UNGUARDED, type EdgeGuard } from '../overload.js';
+import { appErrorLogger, envelope, newEdgeApp, serveHealthAndOpenApi, type EdgeAppDeps } from '../app-common.js';
+import { UNGUARDED } from '../overload.js';
 import { errorReplyB } from '../family-b/errors.js';
 import type { GatewaySecret } from '../family-b/refund-token.js';
 import { requestContext } from '../request-id.js';
@@ -16,14 +14,12 @@ import { familyCOpenApi } from './openapi.js';
 import { postOrderC } from './order.js';
 import { getOrdersC } from './orders.js';
 import { postQuoteC } from './quote.js';
-import { createIssuedQuotes, type IssuedQuotes } from '../issued-quotes.js';
+import { createIssuedQuotes } from '../issued-quotes.js';
 
 /** What the cursor key is derived for: no other use of the secret can produce it. */
 export const CURSOR_KEY_LABEL = 'family-c/orders-cursor';
 
-export interface FamilyCDeps {
-  bus: Bus;
-  logger: Logger;
+export interface FamilyCDeps extends EdgeAppDeps {
   /** Ids of new quotes and orders. */
   newId: () => string;
   /** The store's order index: GET /orders pages through it and never loads an actor. */
@@ -32,11 +28,6 @@ export interface FamilyCDeps {
   secret: GatewaySecret;
   /** Execution steps are stamped with it (HyperCore nonces); defaults to the system clock. */
   clock?: Clock;
-  newRequestId?: () => string;
-  /** Load shedding and rate limit, shared by every family's app of the process; absent = neither. */
-  guard?: EdgeGuard;
-  /** The quotes this process issued, shared by every family's app of the process; absent = this app's own. */
-  quotes?: IssuedQuotes;
 }
 
 export function createAppC(deps: FamilyCDeps): Koa {

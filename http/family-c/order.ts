@@ -12,7 +12,7 @@ import type { OrderTerms, OrderView } from '../../src/orders/types.js';
 import type { Quote } from '../../src/quotes/types.js';
 import { BError } from '../family-b/errors.js';
 import { canonicalUuid } from '../family-b/order.js';
-import { rendered } from '../family-b/quote.js';
+import { rendered } from '../app-common.js';
 import { readJsonBody } from '../json-body.js';
 import { cSlippageOf, orderFromQuote, quoteNamed } from '../quote-orders.js';
 import { edgeState } from '../request-id.js';

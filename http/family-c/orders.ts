@@ -6,7 +6,7 @@ import { validateAddress } from '../../src/assets/index.js';
 import { InvalidAddress, InvalidRequest } from '../../src/errors.js';
 import { LIST_STATUSES, type ListStatus } from '../../src/orders/summary.js';
 import type { ActorStore, OrderQuery } from '../../src/store/types.js';
-import { rendered } from '../family-b/quote.js';
+import { rendered } from '../app-common.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { renderListItem } from './render.js';
 import type { WireOrderList } from './wire.js';

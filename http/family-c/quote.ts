@@ -4,16 +4,16 @@
 import type Koa from 'koa';
 import { MAX_AMOUNT } from '../../src/assets/index.js';
 import type { Bus } from '../../src/bus/types.js';
-import { InvalidAmount, InvalidRequest, QuoteRefused } from '../../src/errors.js';
-import type { Quote, QuoteRequest } from '../../src/quotes/types.js';
+import { InvalidAmount, InvalidRequest } from '../../src/errors.js';
+import type { QuoteRequest } from '../../src/quotes/types.js';
 import { BError } from '../family-b/errors.js';
-import { rendered } from '../family-b/quote.js';
+import { rendered } from '../app-common.js';
 import { readJsonBody } from '../json-body.js';
 import { edgeState } from '../request-id.js';
 import { parseCurrency } from './currency.js';
 import { renderCQuote } from './render.js';
 import { assertShape } from './validate.js';
-import { type IssuedQuotes } from '../issued-quotes.js';
+import { issueQuote, type IssuedQuotes } from '../issued-quotes.js';
 
 export const C_QUOTE_MODE = 'fast' as const;
 export const C_BODY_LIMIT_BYTES = 16 * 1024;
@@ -55,19 +55,10 @@ export function toCQuoteRequest(body: unknown): QuoteRequest {
 
 export function postQuoteC(deps: { bus: Bus; newId: () => string; quotes: IssuedQuotes }): Koa.Middleware {
   return async (ctx) => {
-    const { requestId, log } = edgeState(ctx);
     const request = toCQuoteRequest(await readJsonBody(ctx, C_BODY_LIMIT_BYTES));
-    const id = deps.newId();
-    let quote: Quote;
-    try {
-      quote = await deps.bus.request({ kind: 'quote', id }, { type: 'quote.request', request }, { requestId });
-    } catch (err) {
-      if (!(err instanceof QuoteRefused)) throw err;
-      log.info({ quote_id: id }, 'quote refused');
-      throw new BError(422, 'insufficient_liquidity', err.message, {});
-    }
-    deps.quotes.remember(quote);
+    const issued = await issueQuote(deps, deps.newId(), request, edgeState(ctx));
+    if ('refused' in issued) throw new BError(422, 'insufficient_liquidity', issued.refused.message, {});
     ctx.status = 200;
-    ctx.body = rendered(() => renderCQuote(quote));
+    ctx.body = rendered(() => renderCQuote(issued.quote));
   };
 }
