@@ -5,12 +5,11 @@ import { describe, expect, it } from 'vitest';
 import { createPublicClient, createWalletClient, getAddress, http, type Address, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { runAudit } from '../../../src/orders/audit-run.js';
-import { readOrderRecords } from '../../../src/orders/audit-run.js';
 import { parseAmount, parseChainAsset } from '../../../src/assets/index.js';
 import { type AnvilNode } from '../../../src/chains/evm/anvil.js';
 import { devTokenAbi } from '../../../src/chains/evm/dev-token.js';
 import type { RunningService } from '../../support/service.js';
-import { DEV_ROLES, useServiceOnBase, tokenAddress, untilOrderStatus } from './support.js';
+import { DEV_ROLES, depositsOf, useServiceOnBase, tokenAddress, untilOrderStatus } from './support.js';
 
 const USDC = tokenAddress('base', 'USDC');
 const BASE_USDC = parseChainAsset('base.usdc', 'from');
@@ -45,17 +44,12 @@ describe('two token transfers in one transaction are two deposits', () => {
 
     for (const o of [a, b]) expect((await untilOrderStatus(svc, o.id, ['delivered', 'stalled', 'frozen', 'failed'], 20_000)).status).toBe('delivered');
 
-    const depositsOf = async (id: string) => {
-      const records = readOrderRecords((await svc.service.store.load('order', id))!.snapshot);
-      if (typeof records === 'string') throw new Error(records);
-      return records.deposits.map((d) => ({ txId: d.txId, amount: d.amount }));
-    };
     // The transaction's first transfer to each address keeps the plain hash; the second to A is told apart by its place.
-    expect(await depositsOf(a.id)).toEqual([
+    expect(await depositsOf(svc, a.id)).toEqual([
       { txId: hash, amount: units('10') },
       { txId: `${hash}:1`, amount: units('15') },
     ]);
-    expect(await depositsOf(b.id)).toEqual([{ txId: hash, amount: units('25') }]);
+    expect(await depositsOf(svc, b.id)).toEqual([{ txId: hash, amount: units('25') }]);
 
     const report = await runAudit({ store: svc.service.store, chains: svc.service.chains, recheck: { times: 2, delayMs: 200 } });
     expect(report.findings).toEqual([]);

@@ -10,7 +10,7 @@ import type { AnvilNode } from '../../../src/chains/evm/anvil.js';
 import { openEvmChain, type EvmChain } from '../../../src/chains/evm/ledger.js';
 import { NATIVE_EVM_ADDRESS } from '../../../src/assets/registry.js';
 import { createLogger } from '../../../src/log.js';
-import { startDevChain } from './support.js';
+import { useLedgerOnBase } from './support.js';
 import { REVERT_CODE, SELFDESTRUCT_CODE, client, deployCode, fundedAccount, memStore, payerCalldata, payerCode, randomAddress, rpc } from './ledger-support.js';
 
 const NATIVE = `evm:8453.${NATIVE_EVM_ADDRESS}`;
@@ -18,13 +18,7 @@ const NATIVE = `evm:8453.${NATIVE_EVM_ADDRESS}`;
 let node: AnvilNode;
 let chain: EvmChain;
 
-beforeAll(async () => {
-  node = await startDevChain('base');
-  chain = openEvmChain({ chain: 'base', rpcUrl: node.url, store: memStore(), signers: () => null });
-});
-afterAll(async () => {
-  await node?.stop();
-});
+useLedgerOnBase((s) => ({ node, chain } = s));
 
 /** Sends `value` to `to` with `data` from a fresh account (a fixed gas, so a reverting call is mined, not refused). */
 async function call(to: Address, value: bigint, data: Hex = '0x'): Promise<{ hash: Hex; block: number; status: string }> {

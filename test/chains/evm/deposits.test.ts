@@ -1,15 +1,15 @@
 // Deposits read from a real anvil chain: native value transfers and registry-token Transfer logs by block range,
 // confirmations from block numbers, and a reorg that drops a deposit's transaction.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createWalletClient, erc20Abi, getAddress, http, type Address } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { AnvilNode } from '../../../src/chains/evm/anvil.js';
 import { ChainMoved } from '../../../src/chains/evm/errors.js';
-import { openEvmChain, type EvmChain } from '../../../src/chains/evm/ledger.js';
+import type { EvmChain } from '../../../src/chains/evm/ledger.js';
 import { NATIVE_EVM_ADDRESS, findAsset } from '../../../src/assets/registry.js';
 import { mintDevToken } from '../../../src/chains/evm/dev-token.js';
-import { startDevChain } from './support.js';
-import { client, fundedAccount, memStore, mine, randomAddress, rpc } from './ledger-support.js';
+import { useLedgerOnBase } from './support.js';
+import { client, fundedAccount, mine, randomAddress, rpc } from './ledger-support.js';
 
 const NATIVE = `evm:8453.${NATIVE_EVM_ADDRESS}`;
 const USDC = findAsset('base', 'USDC')!;
@@ -18,13 +18,7 @@ const USDC_ADDRESS = getAddress(USDC.address!);
 let node: AnvilNode;
 let chain: EvmChain;
 
-beforeAll(async () => {
-  node = await startDevChain('base');
-  chain = openEvmChain({ chain: 'base', rpcUrl: node.url, store: memStore(), signers: () => null });
-});
-afterAll(async () => {
-  await node?.stop();
-});
+useLedgerOnBase((s) => ({ node, chain } = s));
 
 async function payNative(to: Address, value: bigint): Promise<{ hash: `0x${string}`; from: Address; block: number }> {
   const sender = await fundedAccount(node);

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { createPublicClient, createWalletClient, erc20Abi, getAddress, http, parseEther, type Address, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { readOrderRecords, runAudit } from '../../../src/orders/audit-run.js';
+import { runAudit } from '../../../src/orders/audit-run.js';
 import { parseAmount, parseChainAsset } from '../../../src/assets/index.js';
 import { rpcCall, type AnvilNode } from '../../../src/chains/evm/anvil.js';
 import type { EvmSendRequest } from '../../../src/chains/evm/ledger.js';
@@ -15,7 +15,7 @@ import { COST_TABLE } from '../../../src/routing/costing.js';
 import { pollUntil } from '../../support/poll.js';
 import type { RunningService } from '../../support/service.js';
 import { deployCode, payerCalldata, payerCode } from './ledger-support.js';
-import { DEV_ROLES, useServiceOnBase, tokenAddress, untilOrderStatus } from './support.js';
+import { DEV_ROLES, depositsOf, useServiceOnBase, tokenAddress, untilOrderStatus } from './support.js';
 
 const USDT = tokenAddress('base', 'USDT');
 const BASE_ETH = parseChainAsset('base.eth', 'from');
@@ -74,17 +74,12 @@ describe('native ETH orders on a real base node', () => {
     expect((await pub.waitForTransactionReceipt({ hash })).status).toBe('success');
     for (const o of [a, b]) expect((await untilOrderStatus(svc, o.id, ['delivered', 'stalled', 'frozen', 'refunded'], 30_000)).status).toBe('delivered');
 
-    const depositsOf = async (id: string) => {
-      const records = readOrderRecords((await svc.service.store.load('order', id))!.snapshot);
-      if (typeof records === 'string') throw new Error(records);
-      return records.deposits.map((d) => ({ txId: d.txId, amount: d.amount }));
-    };
     // The transaction's first payment to each address keeps the plain hash; the second to A is told apart by its place.
-    expect(await depositsOf(a.id)).toEqual([
+    expect(await depositsOf(svc, a.id)).toEqual([
       { txId: hash, amount: parseEther('0.004') },
       { txId: `${hash}:call1`, amount: parseEther('0.006') },
     ]);
-    expect(await depositsOf(b.id)).toEqual([{ txId: hash, amount: parseEther('0.01') }]);
+    expect(await depositsOf(svc, b.id)).toEqual([{ txId: hash, amount: parseEther('0.01') }]);
     const report = await runAudit({ store: svc.service.store, chains: svc.service.chains, recheck: { times: 2, delayMs: 200 } });
     expect(report.findings).toEqual([]);
     expect(report.clean).toBe(true);

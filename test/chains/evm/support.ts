@@ -10,9 +10,12 @@ import { findAsset } from '../../../src/assets/registry.js';
 import type { ChainName } from '../../../src/assets/types.js';
 import { ANVIL_ACCOUNTS, startAnvil, type AnvilNode, type StartAnvilOptions } from '../../../src/chains/evm/anvil.js';
 import { devTokenAbi, placeDevTokens } from '../../../src/chains/evm/dev-token.js';
+import { openEvmChain, type EvmChain } from '../../../src/chains/evm/ledger.js';
 import { DEVNET_GAS, DEVNET_TREASURY, devnetServiceEnv, startDevnetChain } from '../../../src/chains/evm/devnet.js';
+import { readOrderRecords } from '../../../src/orders/audit-run.js';
 import { pollUntil } from '../../support/poll.js';
 import { startService, type RunningService } from '../../support/service.js';
+import { memStore } from './ledger-support.js';
 
 /** Starts anvil with the chain's registry chain id and places the chain's tokens; stop it in afterAll. */
 export async function startDevChain(chain: ChainName, opts: Omit<StartAnvilOptions, 'chainId'> = {}): Promise<AnvilNode> {
@@ -57,6 +60,26 @@ export async function startServiceOnBase(env: Record<string, string> = {}, logTo
     await node.stop();
     throw e;
   }
+}
+
+/** A base devnet node for the tests of the enclosing file or describe block, and the EVM ledger over it (signing for
+ *  nobody): started before them (the callback receives both), stopped after them. */
+export function useLedgerOnBase(started: (s: { node: AnvilNode; chain: EvmChain }) => void): void {
+  let node: AnvilNode | undefined;
+  beforeAll(async () => {
+    node = await startDevChain('base');
+    started({ node, chain: openEvmChain({ chain: 'base', rpcUrl: node.url, store: memStore(), signers: () => null }) });
+  });
+  afterAll(async () => {
+    await node?.stop();
+  });
+}
+
+/** The deposits an order recorded (from its stored snapshot): the id it knows each by, and its amount. */
+export async function depositsOf(svc: RunningService, id: string): Promise<{ txId: string; amount: bigint }[]> {
+  const records = readOrderRecords((await svc.service.store.load('order', id))!.snapshot);
+  if (typeof records === 'string') throw new Error(records);
+  return records.deposits.map((d) => ({ txId: d.txId, amount: d.amount }));
 }
 
 /** Log lines of a test's service kept in memory; the last ones print only when a test fails. */
