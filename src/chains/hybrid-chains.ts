@@ -108,8 +108,9 @@ interface BookedDeposit {
 }
 
 /**
- * The ids of deposits read from a real chain (in scan order, whole blocks), what orders deduplicate deposits by: the
- * transaction hash, except that a transaction's second and later token transfers to the same address are
+ * The ids of deposits read from a real chain (in scan order, whole blocks: within a transaction its own value, its
+ * token transfers, then the ETH its contracts moved), what orders deduplicate deposits by: the
+ * transaction hash, except that a transaction's second and later transfers to the same address are
  * `<txHash>:<place>` (`depositPlace`: its place among the transaction's token transfers, or `call<n>` among the ETH its
  * contracts moved), so one transaction paying a deposit address twice (a multicall, a batch payout) makes two
  * deposits, while the usual deposit (one transfer per transaction) keeps the plain hash that explorers show.

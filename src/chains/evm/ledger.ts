@@ -254,8 +254,8 @@ export async function vanishedDeposits(client: PublicClient, deposits: readonly 
       if (!still) gone.push(d);
     }
   });
-  // As scan orders a transaction's deposits: its own value, the ETH its contracts moved, its token transfers.
-  const inTx = (d: EvmDeposit) => d.transferIndex ?? (d.callIndex ?? -1) - 2 ** 20;
+  // As scan orders a transaction's deposits: its own value, its token transfers, the ETH its contracts moved.
+  const inTx = (d: EvmDeposit) => (d.callIndex !== undefined ? 2 ** 19 + d.callIndex : (d.transferIndex ?? -1));
   return gone.sort((a, b) => a.block - b.block || inTx(a) - inTx(b));
 }
 
@@ -404,8 +404,9 @@ export function openEvmChain(opts: EvmChainOptions): EvmChain {
     }
     const hashOf = new Map(blocks.map((b) => [Number(b.number), b.hash]));
     const out: Array<EvmDeposit & { pos: number }> = [];
-    // Within a transaction: its own value, then the ETH its contracts moved, then its token transfers.
-    const firstOf = (txIndex: number) => txIndex * 2 ** 20 - 2 ** 19;
+    // Within a transaction: its own value, its token transfers (by log index), then the ETH its contracts moved. The
+    // contracts' ETH comes last so that adding it left the ids `depositIds` gives the others as they were.
+    const ofTx = (txIndex: number) => txIndex * 2 ** 20;
 
     const traced = await traces(blocks);
     for (const b of blocks) {
@@ -416,7 +417,7 @@ export function openEvmChain(opts: EvmChainOptions): EvmChain {
         for (const c of internalValueCalls(root)) {
           out.push({
             txId: tx.hash, chain, asset: nativeId, from: lower(c.from), to: lower(c.to), amount: c.amount,
-            block, confirmations: confirmationsAt(tip, block), blockHash: b.hash, transferIndex: null, callIndex: c.index, pos: firstOf(tx.transactionIndex) + c.index,
+            block, confirmations: confirmationsAt(tip, block), blockHash: b.hash, transferIndex: null, callIndex: c.index, pos: ofTx(tx.transactionIndex) + 2 ** 19 + c.index,
           });
         }
       }
@@ -431,7 +432,7 @@ export function openEvmChain(opts: EvmChainOptions): EvmChain {
         const block = Number(b.number);
         out.push({
           txId: tx.hash, chain, asset: nativeId, from: lower(tx.from), to: lower(tx.to!), amount: tx.value,
-          block, confirmations: confirmationsAt(tip, block), blockHash: b.hash, transferIndex: null, pos: firstOf(tx.transactionIndex) - 1,
+          block, confirmations: confirmationsAt(tip, block), blockHash: b.hash, transferIndex: null, pos: ofTx(tx.transactionIndex) - 1,
         });
       }
     }
@@ -451,7 +452,7 @@ export function openEvmChain(opts: EvmChainOptions): EvmChain {
           if (!asset || log.args.value === 0n) continue;
           out.push({
             txId: log.transactionHash, chain, asset: asset.id, from: lower(log.args.from), to: lower(log.args.to), amount: log.args.value,
-            block, confirmations: confirmationsAt(tip, block), blockHash: log.blockHash, transferIndex, pos: log.transactionIndex * 2 ** 20 + log.logIndex,
+            block, confirmations: confirmationsAt(tip, block), blockHash: log.blockHash, transferIndex, pos: ofTx(log.transactionIndex) + log.logIndex,
           });
         }
       }
