@@ -4,7 +4,7 @@
 // Usage: node --import tsx bench/cluster-echo.ts nats://127.0.0.1:<port>
 import { connect } from '@nats-io/transport-node';
 import { NATS_USERS } from '../src/cluster/nats-server.js';
-import { ECHO_SUBJECT } from './cluster-common.js';
+import { ECHO_SUBJECT } from './common.js';
 
 const url = process.argv[2];
 if (!url) throw new Error('usage: cluster-echo.ts <nats url>');

@@ -21,7 +21,7 @@ import { NATS_USERS, startNatsServer } from '../src/cluster/nats-server.js';
 import {
   adminClient, BENCH_ENV, cpuMs, drive, ECHO_SUBJECT, order, quote, startEmbedded, waitBalanced,
   type Embedded, type Rate, type ShardsAnswer,
-} from './cluster-common.js';
+} from './common.js';
 import { recordResults } from './results.js';
 import { median } from './stats.js';
 

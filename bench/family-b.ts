@@ -16,7 +16,7 @@ import type { Server } from 'node:http';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/log.js';
 import { createEmbeddedService } from '../src/service.js';
-import { drive } from './cluster-common.js';
+import { drive } from './common.js';
 import { median } from './stats.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);

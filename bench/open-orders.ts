@@ -18,7 +18,7 @@ import { startLocalCluster, type LocalCluster } from '../src/cluster/local-clust
 import { openSqliteStore } from '../src/store/index.js';
 import {
   adminClient, BENCH_ENV, cpuMs, drive, get, MB, order, quote, rss, waitBalanced, type CountsAnswer,
-} from './cluster-common.js';
+} from './common.js';
 import { median, pct } from './stats.js';
 
 const COUNT = Number(process.env.BENCH_OPEN_ORDERS ?? 1_000_000);

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { encodeJson, openSqliteStore } from '../src/store/index.js';
-import { drive, post as postTo, type Rate } from './cluster-common.js';
+import { drive, post as postTo, type Rate } from './common.js';
 import { median } from './stats.js';
 import { recordResults } from './results.js';
 

@@ -10,7 +10,7 @@ import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
-import { drive } from './cluster-common.js';
+import { drive } from './common.js';
 import { clientKind, createClient, type BenchClient } from './http-client.js';
 import { recordResults } from './results.js';
 import { median } from './stats.js';

@@ -1,6 +1,6 @@
-// Helpers shared by bench/cluster.ts and bench/open-orders.ts: load driving, percentiles, HTTP calls, the embedded
-// service as a child process (src/main.ts), the admin subject of a local cluster, and the resident memory and CPU
-// time of a process read from /proc (Linux).
+// Helpers the benches share: load driving (`drive`), HTTP calls, the embedded service as a child process
+// (src/main.ts), the admin subject of a local cluster, and the resident memory and CPU time of a process read from
+// /proc (Linux).
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
