@@ -213,7 +213,9 @@ function lower(a: string): Address {
 /**
  * Which of `deposits` vanished from the canonical chain: no receipt for the txId any more while the block it was in
  * has been replaced, a receipt that now says reverted, (token transfers) a receipt without that Transfer log, or
- * (ETH a contract moved) a trace of the transaction without that call standing at its place. A
+ * (ETH a contract moved) a trace of the transaction without that call standing at its place; a node without the
+ * debug API cannot trace it, and such a deposit of a transaction mined again successfully is taken as standing (asking
+ * again would fail the same way on every pass, and hold the feed's reorg check for good). A
  * transaction mined again in another block is not vanished. A missing receipt alone is not proof: a node behind the
  * one that answered the scan (a load balancer's) lacks the block or has not indexed it, and telling an order its
  * deposit vanished then would book the money back and halt a spent order for nothing. So the block at the deposit's
@@ -233,14 +235,15 @@ export async function vanishedDeposits(client: PublicClient, deposits: readonly 
         throw new ChainMoved(`${chain}: no receipt for ${hash}, yet block ${block} is ${now === null ? 'missing' : 'still the one it was mined in'} at the node (a node behind, or one replacing blocks); ask again.`);
       }
     }
-    let calls: InternalValueCall[] | null = null;
+    let calls: InternalValueCall[] | 'untraceable' | null = null;
     for (const d of ds) {
       if (!receipt || receipt.status !== 'success') {
         gone.push(d);
         continue;
       }
       if (d.callIndex !== undefined) {
-        calls ??= internalValueCalls(await traceTransaction(client, hash));
+        calls ??= await standingCalls(client, hash);
+        if (calls === 'untraceable') continue;
         const still = calls.some((c) => c.index === d.callIndex && c.from === d.from && c.to === d.to && c.amount === d.amount);
         if (!still) gone.push(d);
         continue;
@@ -257,6 +260,16 @@ export async function vanishedDeposits(client: PublicClient, deposits: readonly 
   // As scan orders a transaction's deposits: its own value, its token transfers, the ETH its contracts moved.
   const inTx = (d: EvmDeposit) => (d.callIndex !== undefined ? 2 ** 19 + d.callIndex : (d.transferIndex ?? -1));
   return gone.sort((a, b) => a.block - b.block || inTx(a) - inTx(b));
+}
+
+/** The transaction's standing internal value calls, or 'untraceable' when the node serves no debug API. */
+async function standingCalls(client: PublicClient, hash: Hex): Promise<InternalValueCall[] | 'untraceable'> {
+  try {
+    return internalValueCalls(await traceTransaction(client, hash));
+  } catch (err) {
+    if (rpcError(err)?.code === -32601) return 'untraceable';
+    throw err;
+  }
 }
 
 const TRANSFER_TOPIC = keccak256(new TextEncoder().encode('Transfer(address,address,uint256)'));

@@ -137,4 +137,16 @@ describe('a node without the debug API', () => {
     expect(errors).toHaveLength(1);
     expect(errors[0]!.msg).toMatch(/ETH paid into deposit addresses by contracts is not seen/);
   });
+
+  it('vanished: a contract\'s payment read before (through a node with the debug API) whose transaction is still mined is taken as standing, not refused on every pass; one whose transaction is gone has vanished', async () => {
+    const blind = openEvmChain({ chain: 'base', rpcUrl: url, store: memStore(), signers: () => null });
+    const payer = await deployCode(node, payerCode(1));
+    const to = randomAddress();
+    const paid = await call(payer, 10n, payerCalldata([{ to, value: 10n }]));
+    const [d] = (await chain.scan(paid.block, paid.block)).filter((x) => x.to === to);
+    expect(d?.callIndex).toBe(0);
+    expect(await blind.vanished([d!, { ...d!, callIndex: 4 }])).toEqual([]);
+    await rpc(node, 'anvil_reorg', [1, []]);
+    expect(await blind.vanished([d!])).toEqual([d]);
+  });
 });
