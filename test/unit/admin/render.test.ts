@@ -1,16 +1,8 @@
 // `router admin` prints answers of the admin subject readably: aligned tables, times as ISO, bigints as decimals;
 // and a command line becomes one request, or a usage error, before any connection is made.
 import { describe, expect, it } from 'vitest';
-import {
-  planCall,
-  renderActor,
-  renderActors,
-  renderCounts,
-  renderServices,
-  renderShards,
-  table,
-  type ServiceInstance,
-} from '../../../src/cli/admin.js';
+import { planCall } from '../../../src/cli/admin-args.js';
+import { renderActor, renderActors, renderCounts, renderServices, renderShards, table, type ServiceInstance } from '../../../src/cli/admin-render.js';
 import type { AdminActorAnswer } from '../../../src/protocol/admin.js';
 import { roundTrip } from '../../../src/store/codec.js';
 
