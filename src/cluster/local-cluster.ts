@@ -118,6 +118,24 @@ function launch(name: string, args: string[], env: Record<string, string>, inher
   return start().then(() => proc);
 }
 
+/** Tries of a launch whose port another process took between its choice and the child's listen. */
+const PORT_TRIES = 3;
+
+/**
+ * Runs `attempt` (a launch on ports it chooses with freePort) again when the child could not listen because its port
+ * was taken: a free port is chosen seconds before the child listens, and meanwhile any process on the machine can
+ * take it (an outgoing connection gets its port from the same range).
+ */
+export async function onFreshPorts<T>(attempt: () => Promise<T>): Promise<T> {
+  for (let i = 1; ; i++) {
+    try {
+      return await attempt();
+    } catch (err) {
+      if (i >= PORT_TRIES || !(err instanceof Error) || !err.message.includes('EADDRINUSE')) throw err;
+    }
+  }
+}
+
 export async function startLocalCluster(opts: LocalClusterOptions): Promise<LocalCluster> {
   const dataDir = resolve(opts.dataDir);
   ensurePrivateDir(dataDir);
@@ -137,48 +155,55 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
   const metricsEnv = (port: number | null) => ({ ROUTER_METRICS_PORT: port === null ? 'off' : String(port) });
   const addWorker = async () => {
     const id = `worker-${++n}`;
-    const metricsPort = await metricsPortOf(n);
-    const w = await launch(
-      id,
-      ['worker'],
-      {
-        // A worker listens only for its metrics: on loopback, as the edge's listeners here.
-        ROUTER_HOST: '127.0.0.1',
-        ...common, ...metricsEnv(metricsPort),
-        ROUTER_WORKER_ID: id, ROUTER_NATS_USER: NATS_USERS.worker.user, ROUTER_NATS_PASSWORD: NATS_USERS.worker.pass,
-      },
-      inherit,
-      metricsPort,
-    );
+    const w = await onFreshPorts(async () => {
+      const metricsPort = await metricsPortOf(n);
+      return launch(
+        id,
+        ['worker'],
+        {
+          // A worker listens only for its metrics: on loopback, as the edge's listeners here.
+          ROUTER_HOST: '127.0.0.1',
+          ...common, ...metricsEnv(metricsPort),
+          ROUTER_WORKER_ID: id, ROUTER_NATS_USER: NATS_USERS.worker.user, ROUTER_NATS_PASSWORD: NATS_USERS.worker.pass,
+        },
+        inherit,
+        metricsPort,
+      );
+    });
     workers.push(w);
     return w;
   };
   try {
     for (let i = 0; i < opts.workers; i++) await addWorker();
-    const portA = opts.portA ?? (await freePort());
-    const portB = opts.portB ?? (await freePort());
-    const portC = opts.portC ?? (await freePort());
-    const devPort = opts.devPort ?? (await freePort());
-    const edgeMetricsPort = await metricsPortOf(0);
-    const edge = await launch(
-      'edge',
-      ['edge'],
-      {
-        ...common,
-        ...metricsEnv(edgeMetricsPort),
-        ROUTER_PORT_A: String(portA),
-        ROUTER_PORT_B: String(portB),
-        ROUTER_PORT_C: String(portC),
-        ROUTER_GATEWAY_SECRET: gatewaySecret,
-        ROUTER_HOST: '127.0.0.1',
-        ROUTER_DEV_LISTENER: 'on',
-        ROUTER_DEV_PORT: String(devPort),
-        ROUTER_NATS_USER: NATS_USERS.router.user,
-        ROUTER_NATS_PASSWORD: NATS_USERS.router.pass,
-      },
-      inherit,
-      edgeMetricsPort,
-    );
+    const { edge, portA, portB, portC, devPort } = await onFreshPorts(async () => {
+      const ports = {
+        portA: opts.portA ?? (await freePort()),
+        portB: opts.portB ?? (await freePort()),
+        portC: opts.portC ?? (await freePort()),
+        devPort: opts.devPort ?? (await freePort()),
+      };
+      const edgeMetricsPort = await metricsPortOf(0);
+      const edge = await launch(
+        'edge',
+        ['edge'],
+        {
+          ...common,
+          ...metricsEnv(edgeMetricsPort),
+          ROUTER_PORT_A: String(ports.portA),
+          ROUTER_PORT_B: String(ports.portB),
+          ROUTER_PORT_C: String(ports.portC),
+          ROUTER_GATEWAY_SECRET: gatewaySecret,
+          ROUTER_HOST: '127.0.0.1',
+          ROUTER_DEV_LISTENER: 'on',
+          ROUTER_DEV_PORT: String(ports.devPort),
+          ROUTER_NATS_USER: NATS_USERS.router.user,
+          ROUTER_NATS_PASSWORD: NATS_USERS.router.pass,
+        },
+        inherit,
+        edgeMetricsPort,
+      );
+      return { edge, ...ports };
+    });
     return {
       nats,
       workers,
