@@ -121,8 +121,13 @@ export function depositIds(deposits: readonly { txId: string; to: string; transf
     const pair = `${d.txId}|${d.to}`;
     const again = seen.has(pair);
     seen.add(pair);
-    return again ? `${d.txId}:${depositPlace(d)}` : d.txId;
+    return again ? transferId(d) : d.txId;
   });
+}
+
+/** One transfer of a transaction: `<txHash>:<place>` (`depositPlace`). */
+function transferId(d: { txId: string; transferIndex: number | null; callIndex?: number }): string {
+  return `${d.txId}:${depositPlace(d)}`;
 }
 
 /** The deposit as the port answers it: without where the EVM scan read it. */
@@ -295,13 +300,13 @@ export function openHybridChains(opts: HybridChainsOptions): HybridChains {
         continue;
       }
       if (intoDeposit) {
-        const base = `deposit:${evm.chain}:${d.txId}:${depositPlace(d)}`;
+        const base = `deposit:${evm.chain}:${transferId(d)}`;
         const n = Number((await store.getKey(DEPOSIT_REVERSALS_SPACE, base)) ?? '0');
         const key = n === 0 ? base : `${base}:${n}`;
         await remember(key, { txId: id, block: d.block });
         await sim.transfer({ key, chain: evm.chain, asset: d.asset, from: MINT_ACCOUNT, to: d.to, amount: d.amount });
         booked.push({
-          base, key, id, txId: d.txId, block: d.block, blockHash: d.blockHash, transferIndex: d.transferIndex, ...(d.callIndex === undefined ? {} : { callIndex: d.callIndex }), from: d.from, to: d.to, asset: d.asset,
+          base, key, id, txId: d.txId, block: d.block, blockHash: d.blockHash, transferIndex: d.transferIndex, callIndex: d.callIndex, from: d.from, to: d.to, asset: d.asset,
           amount: String(d.amount), vanished: false,
         });
       }
@@ -366,10 +371,10 @@ export function openHybridChains(opts: HybridChainsOptions): HybridChains {
     const candidates = recent.filter((d) => d.block >= fromBlock && !d.vanished);
     const asEvm = (d: BookedDeposit): EvmDeposit => ({
       txId: d.txId, chain: evm.chain, asset: d.asset, from: d.from, to: d.to, amount: BigInt(d.amount), block: d.block, confirmations: 0,
-      blockHash: d.blockHash as Hex, transferIndex: d.transferIndex, ...(d.callIndex === undefined ? {} : { callIndex: d.callIndex }),
+      blockHash: d.blockHash as Hex, transferIndex: d.transferIndex, callIndex: d.callIndex,
     });
-    const gone = new Set((await evm.vanished(candidates.map(asEvm))).map((d) => `${d.txId}:${depositPlace(d)}`));
-    const now = candidates.filter((d) => gone.has(`${d.txId}:${depositPlace(d)}`));
+    const gone = new Set((await evm.vanished(candidates.map(asEvm))).map(transferId));
+    const now = candidates.filter((d) => gone.has(transferId(d)));
     for (const d of now) {
       await reverseBooking(evm.chain, d);
       d.vanished = true;

@@ -92,6 +92,16 @@ export function depositPlace(d: { transferIndex: number | null; callIndex?: numb
   return d.transferIndex === null ? 'value' : String(d.transferIndex);
 }
 
+/**
+ * A deposit's rank among its transaction's deposits: the transaction's own value, its token transfers (in log order,
+ * which their places follow), then the ETH its contracts moved. Contracts' ETH comes last so that reading it left the
+ * ids `depositIds` gives the others as they were.
+ */
+function orderInTx(d: { transferIndex: number | null; callIndex?: number }): number {
+  if (d.callIndex !== undefined) return 2 ** 20 + d.callIndex;
+  return d.transferIndex ?? -1;
+}
+
 export interface EvmSendRequest {
   key: string;
   asset: AssetId;
@@ -257,9 +267,7 @@ export async function vanishedDeposits(client: PublicClient, deposits: readonly 
       if (!still) gone.push(d);
     }
   });
-  // As scan orders a transaction's deposits: its own value, its token transfers, the ETH its contracts moved.
-  const inTx = (d: EvmDeposit) => (d.callIndex !== undefined ? 2 ** 19 + d.callIndex : (d.transferIndex ?? -1));
-  return gone.sort((a, b) => a.block - b.block || inTx(a) - inTx(b));
+  return gone.sort((a, b) => a.block - b.block || orderInTx(a) - orderInTx(b));
 }
 
 /** The transaction's standing internal value calls, or 'untraceable' when the node serves no debug API. */
@@ -416,37 +424,24 @@ export function openEvmChain(opts: EvmChainOptions): EvmChain {
       throw new ChainMoved(`${chain}: block ${fromBlock} does not extend the blocks read before it; check for a reorg and scan again.`);
     }
     const hashOf = new Map(blocks.map((b) => [Number(b.number), b.hash]));
-    const out: Array<EvmDeposit & { pos: number }> = [];
-    // Within a transaction: its own value, its token transfers (by log index), then the ETH its contracts moved. The
-    // contracts' ETH comes last so that adding it left the ids `depositIds` gives the others as they were.
-    const ofTx = (txIndex: number) => txIndex * 2 ** 20;
+    const out: Array<EvmDeposit & { txIndex: number }> = [];
 
     const traced = await traces(blocks);
     for (const b of blocks) {
       const block = Number(b.number);
+      const at = { chain, asset: nativeId, block, confirmations: confirmationsAt(tip, block), blockHash: b.hash, transferIndex: null };
       for (const tx of b.transactions) {
         const root = traced.get(tx.hash.toLowerCase());
-        if (!root) continue;
-        for (const c of internalValueCalls(root)) {
-          out.push({
-            txId: tx.hash, chain, asset: nativeId, from: lower(c.from), to: lower(c.to), amount: c.amount,
-            block, confirmations: confirmationsAt(tip, block), blockHash: b.hash, transferIndex: null, callIndex: c.index, pos: ofTx(tx.transactionIndex) + 2 ** 19 + c.index,
-          });
+        for (const c of root ? internalValueCalls(root) : []) {
+          out.push({ ...at, txId: tx.hash, from: lower(c.from), to: lower(c.to), amount: c.amount, callIndex: c.index, txIndex: tx.transactionIndex });
         }
       }
-    }
-
-    for (const b of blocks) {
       const valueTxs = b.transactions.filter((tx) => tx.value > 0n && tx.to);
       if (valueTxs.length === 0) continue;
-      const failed = await failedTxs(Number(b.number), valueTxs.map((tx) => tx.hash));
+      const failed = await failedTxs(block, valueTxs.map((tx) => tx.hash));
       for (const tx of valueTxs) {
         if (failed.has(tx.hash.toLowerCase())) continue;
-        const block = Number(b.number);
-        out.push({
-          txId: tx.hash, chain, asset: nativeId, from: lower(tx.from), to: lower(tx.to!), amount: tx.value,
-          block, confirmations: confirmationsAt(tip, block), blockHash: b.hash, transferIndex: null, pos: ofTx(tx.transactionIndex) - 1,
-        });
+        out.push({ ...at, txId: tx.hash, from: lower(tx.from), to: lower(tx.to!), amount: tx.value, txIndex: tx.transactionIndex });
       }
     }
 
@@ -465,15 +460,15 @@ export function openEvmChain(opts: EvmChainOptions): EvmChain {
           if (!asset || log.args.value === 0n) continue;
           out.push({
             txId: log.transactionHash, chain, asset: asset.id, from: lower(log.args.from), to: lower(log.args.to), amount: log.args.value,
-            block, confirmations: confirmationsAt(tip, block), blockHash: log.blockHash, transferIndex, pos: ofTx(log.transactionIndex) + log.logIndex,
+            block, confirmations: confirmationsAt(tip, block), blockHash: log.blockHash, transferIndex, txIndex: log.transactionIndex,
           });
         }
       }
     }
 
     await hashes.remember(blocks.map((b) => ({ number: Number(b.number), hash: b.hash })));
-    out.sort((a, b) => a.block - b.block || a.pos - b.pos);
-    return out.map(({ pos: _pos, ...d }) => d);
+    out.sort((a, b) => a.block - b.block || a.txIndex - b.txIndex || orderInTx(a) - orderInTx(b));
+    return out.map(({ txIndex: _txIndex, ...d }) => d);
   }
 
   /** The hash of block `n`, which the caller read as mined: a node without it is behind (or replacing blocks). */
