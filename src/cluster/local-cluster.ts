@@ -12,7 +12,8 @@ import { createLogger } from '../log.js';
 import { ensurePrivateDir } from '../store/private-files.js';
 import { loadOrCreateSeed } from '../vaults/index.js';
 import { isReadyMessage } from './ready.js';
-import { freePort, NATS_USERS, startNatsServer, type NatsServer } from './nats-server.js';
+import { NATS_USERS, startNatsServer, type NatsServer } from './nats-server.js';
+import { freePort, onFreshPorts } from './ports.js';
 
 export interface ClusterProcess {
   name: string;
@@ -116,24 +117,6 @@ function launch(name: string, args: string[], env: Record<string, string>, inher
       });
     });
   return start().then(() => proc);
-}
-
-/** Tries of a launch whose port another process took between its choice and the child's listen. */
-const PORT_TRIES = 3;
-
-/**
- * Runs `attempt` (a launch on ports it chooses with freePort) again when the child could not listen because its port
- * was taken: a free port is chosen seconds before the child listens, and meanwhile any process on the machine can
- * take it (an outgoing connection gets its port from the same range).
- */
-export async function onFreshPorts<T>(attempt: () => Promise<T>): Promise<T> {
-  for (let i = 1; ; i++) {
-    try {
-      return await attempt();
-    } catch (err) {
-      if (i >= PORT_TRIES || !(err instanceof Error) || !err.message.includes('EADDRINUSE')) throw err;
-    }
-  }
 }
 
 export async function startLocalCluster(opts: LocalClusterOptions): Promise<LocalCluster> {

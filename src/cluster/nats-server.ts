@@ -4,8 +4,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { childEnvironment } from '../config.js';
 import { once } from 'node:events';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer, connect as tcpConnect } from 'node:net';
+import { connect as tcpConnect } from 'node:net';
 import { join, resolve } from 'node:path';
+import { assertPortFree, freePort, onFreshPorts } from './ports.js';
 
 export interface NatsServer {
   url: string;
@@ -23,17 +24,6 @@ export const NATS_USERS = {
   worker: { user: 'worker', pass: 'worker-local' },
   admin: { user: 'admin', pass: 'admin-local' },
 } as const;
-
-export async function freePort(): Promise<number> {
-  const srv = createServer();
-  srv.listen(0, '127.0.0.1');
-  await once(srv, 'listening');
-  const addr = srv.address();
-  const port = typeof addr === 'object' && addr ? addr.port : 0;
-  srv.close();
-  await once(srv, 'close');
-  return port;
-}
 
 async function waitForPort(port: number, child: ChildProcess, timeoutMs: number): Promise<void> {
   const until = Date.now() + timeoutMs;
@@ -53,8 +43,16 @@ async function waitForPort(port: number, child: ChildProcess, timeoutMs: number)
   }
 }
 
+/**
+ * Starts nats-server on `opts.port`, or on a free port chosen here; a chosen port that another process takes before
+ * the server listens is replaced by a fresh one.
+ */
 export async function startNatsServer(opts: { dir: string; port?: number; confFile?: string; bin?: string }): Promise<NatsServer> {
-  const port = opts.port ?? (await freePort());
+  if (opts.port !== undefined) return startNatsServerOn(opts.port, opts);
+  return onFreshPorts(async () => startNatsServerOn(await freePort(), opts));
+}
+
+async function startNatsServerOn(port: number, opts: { dir: string; confFile?: string; bin?: string }): Promise<NatsServer> {
   const storeDir = resolve(opts.dir, 'jetstream');
   mkdirSync(storeDir, { recursive: true });
   const conf = readFileSync(opts.confFile ?? resolve('nats.conf'), 'utf8')
@@ -65,16 +63,20 @@ export async function startNatsServer(opts: { dir: string; port?: number; confFi
   const bin = opts.bin ?? 'nats-server';
   let child!: ChildProcess;
   const launch = async () => {
+    await assertPortFree(port, 'nats-server');
     // One Go scheduler thread unless the environment says otherwise: this server shares the host's cores with the
     // router's processes, and at their request rates its idle threads spin and hand each message between threads
     // (futex, nanosleep) for more CPU than the message itself costs.
     child = spawn(bin, ['-c', confPath], { stdio: ['ignore', 'ignore', 'pipe'], env: { GOMAXPROCS: '1', ...childEnvironment({}) } });
     let err = '';
     child.stderr!.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-4000)));
+    // The server's last words (a bind refused) can arrive after its exit: the message waits for its stderr to close.
+    const closed = new Promise<void>((r) => child.once('close', () => r()));
     try {
       await waitForPort(port, child, 10_000);
     } catch (e) {
       child.kill('SIGKILL');
+      await closed;
       throw new Error(`${(e as Error).message}\n${err}`);
     }
     server.child = child;

@@ -11,7 +11,7 @@ import { decodeFunctionData, erc20Abi, getAddress } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findAsset, writeAmount } from '../../src/assets/index.js';
 import { openSimChains } from '../../src/chains/index.js';
-import { freePort } from '../../src/cluster/nats-server.js';
+import { freePort } from '../../src/cluster/ports.js';
 import { ManualClock } from '../../src/clock.js';
 import { waitFor, waitUntil } from '../support/poll.js';
 

@@ -3,21 +3,11 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { pollUntil } from '../support/poll.js';
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  s.listen(0, '127.0.0.1');
-  await once(s, 'listening');
-  const port = (s.address() as { port: number }).port;
-  s.close();
-  await once(s, 'close');
-  return port;
-}
+import { freePort } from '../../src/cluster/ports.js';
 
 function start(env: Record<string, string>, mode: string[] = []) {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...mode], {

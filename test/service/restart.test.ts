@@ -3,25 +3,15 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { waitFor, waitUntil } from '../support/poll.js';
+import { freePort } from '../../src/cluster/ports.js';
 import { runRouterCli } from '../support/router-cli.js';
 import { parseAmount, parseChainAsset } from '../../src/assets/index.js';
 import { openSimChains } from '../../src/chains/index.js';
 import { ManualClock } from '../../src/clock.js';
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  s.listen(0, '127.0.0.1');
-  await once(s, 'listening');
-  const port = (s.address() as { port: number }).port;
-  s.close();
-  await once(s, 'close');
-  return port;
-}
 
 const TO_BTC = 'bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu';
 const SENDER = '0x000000000000000000000000000000000000dEaD';

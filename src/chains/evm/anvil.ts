@@ -6,9 +6,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
-import { freePort } from '../../cluster/nats-server.js';
+import { assertPortFree, freePort, onFreshPorts } from '../../cluster/ports.js';
 import type { Logger } from '../../log.js';
 
 /** anvil's default dev mnemonic: the accounts below are funded with 10,000 ETH on every node started without `mnemonic`. */
@@ -141,25 +140,16 @@ async function waitForChainId(url: string, chainId: number, child: ChildProcess,
 }
 
 /**
- * Fails when something already listens on the loopback port. Without this check, a node answering on an asked
- * port could be another process (startup would pass on its answer) while the new anvil exits on EADDRINUSE.
+ * Starts anvil on `opts.port`, or on a free port chosen here; a chosen port that another process takes before anvil
+ * listens is replaced by a fresh one.
  */
-async function assertPortFree(port: number): Promise<void> {
-  const srv = createServer();
-  try {
-    await new Promise<void>((res, rej) => {
-      srv.once('error', rej);
-      srv.listen(port, '127.0.0.1', () => res());
-    });
-  } catch (e) {
-    throw new Error(`anvil: port ${port} on 127.0.0.1 is not free (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
-  }
-  await new Promise((r) => srv.close(r));
+export async function startAnvil(opts: StartAnvilOptions): Promise<AnvilNode> {
+  if (opts.port !== undefined) return startAnvilOn(opts.port, opts);
+  return onFreshPorts(async () => startAnvilOn(await freePort(), opts));
 }
 
-export async function startAnvil(opts: StartAnvilOptions): Promise<AnvilNode> {
-  const port = opts.port ?? (await freePort());
-  await assertPortFree(port);
+async function startAnvilOn(port: number, opts: StartAnvilOptions): Promise<AnvilNode> {
+  await assertPortFree(port, 'anvil');
   const url = `http://127.0.0.1:${port}`;
   const args = ['--host', '127.0.0.1', '--port', String(port), '--chain-id', String(opts.chainId), '--mnemonic', opts.mnemonic ?? ANVIL_MNEMONIC, '--quiet'];
   if (opts.blockTimeSec != null) args.push('--block-time', String(opts.blockTimeSec));

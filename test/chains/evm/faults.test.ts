@@ -26,7 +26,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { ANVIL_ACCOUNTS, rpcCall, type AnvilNode } from '../../../src/chains/evm/anvil.js';
 import { mintDevToken } from '../../../src/chains/evm/dev-token.js';
 import { DEVNET_GAS, DEVNET_TREASURY, devnetServiceEnv, startDevnetChain } from '../../../src/chains/evm/devnet.js';
-import { freePort } from '../../../src/cluster/nats-server.js';
+import { freePort } from '../../../src/cluster/ports.js';
 import { waitFor } from '../../support/poll.js';
 import { tokenAddress } from './support.js';
 
