@@ -36,6 +36,9 @@ export interface QuoteCall {
   to: AssetId;
   amountIn: bigint;
   signal: AbortSignal;
+  /** performance.now() when the venue was asked, and when its answer or failure settled (null while pending). */
+  askedAt: number;
+  answeredAt: number | null;
 }
 
 export interface FakeMarket extends Market {
@@ -57,7 +60,8 @@ export function fakeMarket(specs: readonly FakeVenueSpec[]): FakeMarket {
       routes: () => s.routes,
       supports: (a, b) => keys.has(`${a}>${b}`),
       quote(req: VenueQuoteRequest): Promise<VenueQuote> {
-        calls.push({ venue: s.id, from: req.from.id, to: req.to.id, amountIn: req.amountIn, signal: req.signal });
+        const call: QuoteCall = { venue: s.id, from: req.from.id, to: req.to.id, amountIn: req.amountIn, signal: req.signal, askedAt: performance.now(), answeredAt: null };
+        calls.push(call);
         const script = s.edges?.[`${req.from.id}>${req.to.id}`] ?? s.script ?? { kind: 'rate', bps: 9_990 };
         if (script.kind === 'hang') return new Promise(() => undefined);
         if (script.kind === 'honour') {
@@ -65,6 +69,7 @@ export function fakeMarket(specs: readonly FakeVenueSpec[]): FakeMarket {
         }
         return new Promise((resolve, reject) => {
           setTimeout(() => {
+            call.answeredAt = performance.now();
             if (script.kind === 'fail') return reject(new VenueFailed(script.message));
             const amountOut = script.kind === 'fixed' ? script.amountOut : convert(req.from, req.to, req.amountIn, script.bps, usdPrice);
             resolve({ venue: s.id, amountIn: req.amountIn, amountOut });

@@ -185,17 +185,19 @@ describe('attempts: every venue quote requested while walking the paths, round b
 
   it('the deadline runs from the quote\'s start: a second hop that hangs is cut when the quote\'s deadline passes, not one deadline after it was asked', async () => {
     const { router } = setup([
-      { id: 'kyberswap', routes: [[A, M1]], latencyMs: 40 },
+      { id: 'kyberswap', routes: [[A, M1]], latencyMs: 200 },
       { id: 'mayan', routes: [[M1, B]], script: { kind: 'hang' } },
-    ], { deadlines: { fast: 60, optimal: 600 } });
+    ], { deadlines: { fast: 300, optimal: 600 } });
     const t0 = performance.now();
     const res = await router.route(request(A, B, AMOUNT, { mode: 'fast' }));
     const took = performance.now() - t0;
-    expect(took).toBeGreaterThanOrEqual(55);
-    expect(took).toBeLessThan(60 + 35);
+    // One deadline after the second hop was asked would end the quote near 500 ms.
+    expect(took).toBeGreaterThanOrEqual(295);
+    expect(took).toBeLessThan(300 + 150);
     const hung = res.audit.multiHop.attempts.find((a) => a.venue === 'mayan')!;
     expect(hung).toMatchObject({ round: 1, status: 'timed_out' });
-    expect(hung.elapsedMs).toBeLessThan(60 - 30);
+    // Asked about 200 ms in and cut at 300: about 100 ms, against 300 for a deadline of its own.
+    expect(hung.elapsedMs).toBeLessThan(200);
     expect(res.best).toBeNull();
   });
 
@@ -215,18 +217,21 @@ describe('attempts: every venue quote requested while walking the paths, round b
 
 describe('multi hop runs concurrently with single hop, always', () => {
   it('searches two-hop routes even when the direct quote succeeds, at the same time', async () => {
-    const { router } = setup([
-      { id: 'cctp_fast', routes: [[A, B]], latencyMs: 100 },
-      { id: 'kyberswap', routes: [[A, M1]], latencyMs: 50 },
-      { id: 'mayan', routes: [[M1, B]], latencyMs: 50 },
-    ], { deadlines: { fast: 300, optimal: 600 } });
+    const { market, router } = setup([
+      { id: 'cctp_fast', routes: [[A, B]], latencyMs: 300 },
+      { id: 'kyberswap', routes: [[A, M1]], latencyMs: 150 },
+      { id: 'mayan', routes: [[M1, B]], latencyMs: 150 },
+    ], { deadlines: { fast: 1_000, optimal: 1_000 } });
     const t0 = performance.now();
     const res = await router.route(request(A, B, AMOUNT));
     const took = performance.now() - t0;
     expect(res.audit.singleHop[0]!.status).toBe('quoted');
     expect(res.audit.multiHop.routes[0]!.status).toBe('quoted');
-    // One after the other would take 100 + 50 + 50 ms.
-    expect(took).toBeLessThan(170);
+    // The direct venue and the first hop were both asked before either answered.
+    const [direct, first] = [market.callsOf('cctp_fast')[0]!, market.callsOf('kyberswap')[0]!];
+    expect(Math.max(direct.askedAt, first.askedAt)).toBeLessThan(Math.min(direct.answeredAt!, first.answeredAt!));
+    // One after the other would take 300 + 150 + 150 ms.
+    expect(took).toBeLessThan(450);
   });
 });
 
