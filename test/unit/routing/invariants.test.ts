@@ -104,7 +104,8 @@ describe('invariants on a scripted market with hangs, failures and arbitrary ans
         const req = request(from, to, amountIn, { mode: m });
         const res = await createRouter({ market: fake, deadlines: DEADLINES, pathLimit: 16 }).route(req);
         expect(checkResultInvariants(res, req, { prices: fake })).toEqual([]);
-        const slack = DEADLINES[m] + 40;
+        // The cut-off's timer can fire late on a loaded machine; a venue never cut would hang the test instead.
+        const slack = DEADLINES[m] + 100;
         for (const c of res.audit.singleHop) expect(c.elapsedMs).toBeLessThan(slack);
         for (const a of res.audit.multiHop.attempts) expect(a.elapsedMs).toBeLessThan(slack);
       }),
