@@ -44,6 +44,28 @@ async function postQuote(svc: RunningService, family: Family): Promise<{ status:
   return { status: res.status, body: text ? JSON.parse(text) : null, headers: res.headers };
 }
 
+const TO = '0x9858EfFD232B4033E47d90003D41EC34EcaEda94';
+const SENDER = '0x000000000000000000000000000000000000dEaD';
+
+/** An order from a quote answer of the family, through the same family. */
+async function postOrder(svc: RunningService, family: Family, quote: any): Promise<{ status: number; body: any }> {
+  const body =
+    family === 'A' ? { quote_id: quote.id, to_address: TO, refund_address: SENDER }
+    : family === 'B' ? { quoteId: quote.quoteId, fromAddress: SENDER, toAddress: TO, refundMode: 'token' }
+    : { id: quote.id, destinationAddress: TO, refundAddress: SENDER, senderAddress: SENDER };
+  const res = await fetch(`${urlOf(svc, family)}${family === 'A' ? '/order' : '/order/market'}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, body: await res.json() };
+}
+
+/** A read of the family that shows the order: A's and B's `GET /order/{id}`, C's `GET /orders`. */
+function readPath(family: Family, order: any): string {
+  return family === 'A' ? `/order/${order.id}` : family === 'B' ? `/order/${order.orderId}` : '/orders';
+}
+
 function expectEnvelope(family: Family, body: any, code: 'unavailable' | 'rate_limited'): void {
   if (family === 'A') {
     expect(Object.keys(body)).toEqual(['error']);
@@ -104,6 +126,44 @@ describe('Load shedding: quotes beyond the cap in flight answer 503 at once; /he
     const again = await postQuote(svc, 'B');
     expect([200, 422]).toContain(again.status);
   }, 30_000);
+});
+
+describe('At the cap only quotes are shed: orders, reads and /openapi.json pass (an order binds a quote the client holds)', () => {
+  let svc: RunningService;
+  beforeAll(async () => {
+    svc = await startService({ ROUTER_MAX_QUOTES_IN_FLIGHT: String(CAP), ROUTER_SHED_EVENT_LOOP_DELAY_MS: '0', ROUTER_SHED_ADMISSIONS_PER_TURN: '0' });
+  });
+  afterAll(async () => {
+    await svc.stop();
+  });
+
+  for (const family of ['A', 'B', 'C'] as const) {
+    it(`Family ${family}: with every quote slot taken, a quote gets 503; an order from a quote made before is 201, and it reads 200`, async () => {
+      const quote = await postQuote(svc, family);
+      expect(quote.status).toBe(200);
+      // The cap filled by quotes that wait on a gate instead of on venues.
+      let open!: () => void;
+      const gate = new Promise<void>((r) => (open = r));
+      const holds = Array.from({ length: CAP }, () => svc.service.guard.quoteSlot({} as never, () => gate));
+      try {
+        expect(svc.service.guard.inFlight()).toBe(CAP);
+        const shed = await postQuote(svc, family);
+        expect(shed.status).toBe(503);
+        expectEnvelope(family, shed.body, 'unavailable');
+
+        const order = await postOrder(svc, family, quote.body);
+        expect(order.status, JSON.stringify(order.body)).toBe(201);
+        expect((await fetch(`${urlOf(svc, family)}${readPath(family, order.body)}`)).status).toBe(200);
+        expect((await fetch(`${urlOf(svc, family)}/openapi.json`)).status).toBe(200);
+        expect((await fetch(`${urlOf(svc, family)}/health`)).status).toBe(200);
+        expect(svc.service.guard.inFlight()).toBe(CAP);
+      } finally {
+        open();
+        await Promise.all(holds);
+      }
+      expect(svc.service.guard.inFlight()).toBe(0);
+    });
+  }
 });
 
 describe('Per-client rate limit: a token bucket per remote address answers 429 with Retry-After', () => {

@@ -1,5 +1,5 @@
 // Family B POST /order/market and GET /order/{orderId}, black-box against the served document (fake bus world).
-import { createHmac } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QUOTE_VALIDITY_MS } from '../../../src/quotes/types.js';
 import type { OrderCreate } from '../../../src/protocol/index.js';
@@ -60,6 +60,25 @@ describe('POST /order/market runs the Family A order path with Family B terms', 
     const r = await h.order({ ...body, toAddress: EVM_OTHER });
     expect(r.status).toBe(409);
     expect(r.body.error.code).toBe('conflict');
+  });
+});
+
+describe('A refund that could not be paid is refused at creation: 400 invalid_request, before the quote is bound', () => {
+  it('a quote whose amount does not exceed what one refund costs on the source chain; one base unit above is accepted', async () => {
+    // A quote another edge issued (this one asks its actor), whose refund would cost all it sells.
+    const issued = h.world.quotes.get((await orderBody()).quoteId)!.quote;
+    const quote = { ...issued, id: randomUUID(), refundCost: issued.route.amountIn };
+    h.world.quotes.set(quote.id, { quote, binding: null });
+    const body = await orderBody({ quoteId: quote.id });
+    const callsBefore = h.bus.calls.length;
+    const r = await h.order(body);
+    expect(r.status).toBe(400);
+    expect(r.body.error).toMatchObject({ code: 'invalid_request', message: `\`quoteId\` ${quote.id} is for an amount that would not cover what a refund costs on the source chain; quote a larger amount.` });
+    expect(h.bus.calls.slice(callsBefore).map((c) => c.message.type)).toEqual(['quote.get']);
+    expect(h.world.quotes.get(quote.id)!.binding).toBeNull();
+
+    quote.refundCost = issued.route.amountIn - 1n;
+    expect((await h.order(body)).status).toBe(201);
   });
 });
 
