@@ -1,9 +1,17 @@
 // Family C POST /order/market through the real embedded service: the Swap (orderId, quote, executionSteps), steps
 // that decode back to the order's deposit address and amount, the address rules, repeats (201, then 200; other
 // terms → 409), unknown and foreign quotes (404; A and B refuse this family's quotes in turn), an expired quote (410), and orders that run to delivery.
+import { randomUUID } from 'node:crypto';
 import { decodeFunctionData, erc20Abi } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAppC } from '../../../http/index.js';
+import { assetById } from '../../../src/assets/index.js';
+import type { Quote } from '../../../src/quotes/types.js';
+import { REFERENCE_USD_PRICES } from '../../../src/venues/index.js';
 import { pollUntil } from '../../support/poll.js';
+import { collectedLogs, FakeBus, serveChecked } from '../family-a/support.js';
+import { SECRET } from '../family-b/support.js';
+import { BWorld } from '../family-b/world.js';
 import { BTC_ADDRESS, CUR, DEST, SENDER, orderBody, quoted, startC, type HarnessC } from './support.js';
 
 let h: HarnessC;
@@ -124,6 +132,47 @@ describe('The quote: unknown or made through another family → 404 not_found', 
     const r = await h.order(orderBody(b.body.quoteId));
     expect(r.status).toBe(404);
     expect(r.body.error.message).toMatch(/another API/);
+  });
+});
+
+describe('A refund that could not be paid is refused at creation: 400 invalid_request, before the quote is bound', () => {
+  it('a quote whose amount does not exceed what one refund costs on the source chain; one base unit above is accepted', async () => {
+    // The real router prices no amount that small, so the quote comes from a fake bus, as in Family B's tests.
+    const world = new BWorld();
+    const bus = new FakeBus();
+    // The quote actor stores the market's USD prices of the route's assets with a quote; Family C's fees read them.
+    bus.answer = async (ref, message) => {
+      const answer = await world.answer(ref, message);
+      if (message.type === 'quote.request') {
+        const quote = answer as Quote;
+        const ids = [quote.route.from, quote.route.to, ...quote.route.steps.flatMap((st) => [st.from, st.to])];
+        quote.usdPrices = Object.fromEntries(ids.map((a) => [a, REFERENCE_USD_PRICES[assetById(a).priceKey]!]));
+      }
+      return answer;
+    };
+    const { logs, logger } = collectedLogs();
+    const app = createAppC({ bus, logger, newId: randomUUID, secret: SECRET, orders: { listOrders: async () => [] }, clock: world.clock });
+    const served = await serveChecked(app);
+    try {
+      const q = await served.call('/quote', { method: 'POST', json: { type: 'EXACT_INPUT', from: CUR.baseUsdc, to: CUR.arbUsdc, amount: '2000', slippageBps: 50 } });
+      expect(q.status, JSON.stringify(logs.filter((l) => l.level >= 50))).toBe(200);
+      // A quote another edge issued (this one asks its actor), whose refund would cost all it sells.
+      const issued = world.quotes.get(q.body.id)!.quote;
+      const quote = { ...issued, id: randomUUID(), refundCost: issued.route.amountIn };
+      world.quotes.set(quote.id, { quote, binding: null });
+      const callsBefore = bus.calls.length;
+      const r = await served.call('/order/market', { method: 'POST', json: orderBody(quote.id) });
+      expect(r.status).toBe(400);
+      expect(r.body.error).toMatchObject({ code: 'invalid_request', message: `\`id\` ${quote.id} is for an amount that would not cover what a refund costs on the source chain; quote a larger amount.` });
+      expect(bus.calls.slice(callsBefore).map((c) => c.message.type)).toEqual(['quote.get']);
+      expect(world.quotes.get(quote.id)!.binding).toBeNull();
+
+      quote.refundCost = issued.route.amountIn - 1n;
+      const ok = await served.call('/order/market', { method: 'POST', json: orderBody(quote.id) });
+      expect(ok.status, ok.text).toBe(201);
+    } finally {
+      await served.close();
+    }
   });
 });
 
