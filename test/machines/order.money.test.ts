@@ -4,8 +4,8 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
-import type { OrderContext } from '../../machines/order.machine.js';
-import { holdingAccount, holdings } from '../../src/orders/money.js';
+import { BACKOFF_CAP_MS, type OrderContext } from '../../machines/order.machine.js';
+import { deliveryKey, holdingAccount, holdings } from '../../src/orders/money.js';
 import { ORDER_TERMS_A, type OrderTerms, type OrderView } from '../../src/orders/types.js';
 import { DEFAULT_POLICY, HOST_START, REFUND_COST, expectOrderMoneyNamed, orderHost, twoStepQuote, type OrderHost, type StoredOrder } from '../support/order-host.js';
 
@@ -471,6 +471,61 @@ describe('A refund that fails is retried after a durable backoff, never lost', (
     o = await runToRest(host);
     expect(o.context.refunds).toHaveLength(1);
     expect(o.context.refundError).toBeNull();
+    expectBalanced(host, o);
+    await host.close();
+  });
+});
+
+describe('A refund or delivery the chain refuses is retried after a durable backoff (doubling, at most 15 minutes), never dropped', () => {
+  /** The waits between tries while the chain refuses: each try's retry time less the time it failed at. */
+  async function waitsWhileRefused(host: OrderHost, retryAtOf: (c: OrderContext) => number | null, tries: number): Promise<number[]> {
+    const waits: number[] = [];
+    let o = await runToRest(host);
+    for (let i = 0; i < tries; i++) {
+      const at = retryAtOf(o.context)!;
+      expect(o.wakeAt).toBe(at);
+      waits.push(at - host.clock.now());
+      await host.fireAt(at);
+      o = await runToRest(host);
+    }
+    return waits;
+  }
+  // backoffMs 1 000: 1, 2, 4 … 512 s, then the 15-minute cap.
+  const expected = [...Array.from({ length: 10 }, (_, k) => 1_000 * 2 ** k), BACKOFF_CAP_MS, BACKOFF_CAP_MS];
+
+  it('a refund: the waits double up to 15 minutes, the reason stays in refundError, and it is paid once the chain takes it', async () => {
+    const host = orderHost({ policy: DEFAULT_POLICY });
+    await delivered(host);
+    host.ledger.fail(`${ID}:refund:`, 'execution reverted');
+    await deposit(host, OWNER, 3_000_000n);
+    expect(await waitsWhileRefused(host, (c) => c.refundRetryAt, expected.length)).toEqual(expected);
+    let o = await host.load(ID);
+    expect(o.context.refundError).toMatch(/execution reverted/);
+    expect(o.context.refunds).toEqual([]);
+    host.ledger.heal(`${ID}:refund:`);
+    await host.fireAt(o.context.refundRetryAt!);
+    o = await runToRest(host);
+    expect(o.context.refunds).toHaveLength(1);
+    expect(o.context.refundError).toBeNull();
+    expectBalanced(host, o);
+    await host.close();
+  });
+
+  it('a delivery: the waits double up to 15 minutes, the reason stays in lastError, and it is delivered once the chain takes it', async () => {
+    const host = orderHost({ policy: DEFAULT_POLICY });
+    await host.create(ID, QUOTE, TO);
+    host.ledger.fail(deliveryKey(ID), 'execution reverted');
+    await deposit(host, OWNER, AMOUNT);
+    expect(await waitsWhileRefused(host, (c) => c.retryAt, expected.length)).toEqual(expected);
+    let o = await host.load(ID);
+    expect((await view(host)).status).toBe('executing');
+    expect(o.context.lastError).toMatch(/execution reverted/);
+    host.ledger.heal(deliveryKey(ID));
+    await host.fireAt(o.context.retryAt!);
+    o = await runToRest(host);
+    expect((await view(host)).status).toBe('delivered');
+    expect(o.context.lastError).toBeNull();
+    expect(host.ledger.transfers.filter((t) => t.key === deliveryKey(ID))).toHaveLength(1);
     expectBalanced(host, o);
     await host.close();
   });

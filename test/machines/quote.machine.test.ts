@@ -116,6 +116,24 @@ describe('quote.machine: every state is reachable by a generated path, and the a
   });
 });
 
+describe('`expires_at` is ten minutes after the quote was priced, not after the request arrived', () => {
+  it('venues that take 40 s leave the client the whole ten minutes from the answer', async () => {
+    let release!: (r: RoutingResult) => void;
+    const host = testHost({ alwaysReplay: false, route: () => new Promise<RoutingResult>((r) => (release = r)) });
+    const arrived = host.clock.now();
+    const pending = host.runtime.handle({ ref: { kind: 'quote', id: 'q-slow' }, message: { type: 'quote.request', request: quoteRequest() } });
+    await new Promise((r) => setTimeout(r, 10));
+    host.clock.advance(40_000);
+    release(routingResult(true));
+    const reply = await pending;
+    expect(reply.ok).toBe(true);
+    const quote = (reply.ok ? reply.value : null) as Quote;
+    expect(quote.quotedAt).toBe(arrived + 40_000);
+    expect(quote.expiresAt).toBe(arrived + 40_000 + 10 * 60 * 1000);
+    await host.close();
+  });
+});
+
 describe('Bounded storage: candidates are answered once and not stored', () => {
   it('the answer to quote.request carries the candidates; the stored quote keeps the route without them and still binds', async () => {
     const host = testHost({ route: async () => routingResult(true) });
