@@ -82,6 +82,19 @@ describe('Token: the HMAC of the order id, compared in constant time; then order
 });
 
 describe('Signature: EIP-712 CancelOrder{orderId, gateway, deadline} by refundAuthorizer, deadline not past and at most 10 minutes ahead', () => {
+  it('a wallet signing the documented typed data (domain {name: "Swap Router Gateway", version: "1"}, no chain id) cancels', async () => {
+    const o = await order('evmSignature');
+    const deadline = nowS() + 300;
+    // Written out as a client would from the README, not from the code's constants.
+    const sig = await signer.signTypedData({
+      domain: { name: 'Swap Router Gateway', version: '1' },
+      types: { CancelOrder: [{ name: 'orderId', type: 'string' }, { name: 'gateway', type: 'string' }, { name: 'deadline', type: 'uint256' }] },
+      primaryType: 'CancelOrder',
+      message: { orderId: o.orderId, gateway: GATEWAY_ID, deadline: BigInt(deadline) },
+    });
+    const r = await h.cancel(o.orderId, { refundSignature: sig, refundSignatureDeadline: deadline });
+    expect([r.status, r.body.status]).toEqual([200, 'cancelled']);
+  });
   it('a valid signature cancels; the same one again (a retry, in any spelling) → 200', async () => {
     const o = await order('evmSignature');
     const deadline = nowS() + 300;

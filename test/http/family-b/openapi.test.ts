@@ -29,3 +29,15 @@ describe('GET /openapi.json: every example validates against its schema', () => 
     expect(doc.components.schemas.OrderStatus.enum).toEqual([...B_ORDER_STATUSES]);
   });
 });
+
+describe('Which quote response fields are required', () => {
+  it('quoteId, orderType, from, to, expiry, estimatedOut, amountFormat; market_order adds expectedSwapTimeMs, market adds venues and fees', () => {
+    const variants = doc.components.schemas.Quote.oneOf as Array<{ properties: { orderType: { const: string } }; required: string[] }>;
+    const required = Object.fromEntries(variants.map((v) => [v.properties.orderType.const, [...v.required].sort()]));
+    const shared = ['quoteId', 'orderType', 'from', 'to', 'expiry', 'estimatedOut', 'amountFormat'];
+    expect(required).toEqual({
+      market_order: [...shared, 'expectedSwapTimeMs'].sort(),
+      market: [...shared, 'venues', 'fees'].sort(),
+    });
+  });
+});
