@@ -172,3 +172,22 @@ describe('cursor: opaque base64url from a previous response', () => {
     for (const bad of [flipped, c.slice(0, -4), 'AAAA', 'not*base64', 'x'.repeat(600)]) await refusedParam(`?cursor=${encodeURIComponent(bad)}`, 'cursor');
   });
 });
+
+// Last: it adds orders the counts above do not expect.
+describe('How the families relate: GET /orders lists the orders of every family; A and B order each other\'s quotes', () => {
+  it('an A quote ordered through B and a B quote ordered through A (201 each); both orders are listed here and read through A and B', async () => {
+    const a = await h.svc.post(`${h.svc.url}/quote`, { from: 'base.usdc', to: 'arbitrum.usdc', from_amount: '2500', return_full_route: true });
+    const b = await h.svc.post(`${h.svc.urlB}/quote`, { from: 'base.usdc', to: 'arbitrum.usdc', fromAmount: '2500' });
+    expect([a.status, b.status]).toEqual([200, 200]);
+    const viaB = await h.svc.post(`${h.svc.urlB}/order/market`, { quoteId: a.body.id, fromAddress: OTHER, toAddress: DEST, refundMode: 'token' });
+    const viaA = await h.svc.post(`${h.svc.url}/order`, { quote_id: b.body.quoteId, to_address: DEST, refund_address: OTHER });
+    expect([viaB.status, viaA.status]).toEqual([201, 201]);
+    const orderIds = [viaB.body.orderId as string, viaA.body.id as string];
+    for (const id of orderIds) {
+      expect((await fetch(`${h.svc.url}/order/${id}`)).status).toBe(200);
+      expect((await fetch(`${h.svc.urlB}/order/${id}`)).status).toBe(200);
+    }
+    const items = await listed(`?refund=${OTHER}&limit=100`);
+    expect(idsOf(items)).toEqual(expect.arrayContaining(orderIds));
+  });
+});
