@@ -81,4 +81,10 @@ describe('the cluster edge\'s dev listener', () => {
     expect(sim.status).toBe(201);
     expect(sim.body.chain).toBe('arbitrum');
   });
+
+  it('refuses POST /clock/advance (400): each worker keeps the system time', async () => {
+    const r = await postJson(`${devUrl}/clock/advance`, { ms: 60_000 });
+    expect(r.status).toBe(400);
+    expect(r.body.error).toBe('The clock can be moved only in embedded mode; each worker keeps the system time.');
+  });
 });
