@@ -11,7 +11,11 @@ describe('Config: defaults make the embedded mode work with no settings at all',
     expect(c.sim).toEqual({ seed: 1, latencyScale: 1, failures: true, silent: [] });
     expect(c.routing.deadlines).toEqual({ fast: 1500, optimal: 10_000 });
     expect(c.routing.pathLimit).toBe(64);
+    expect(c.routing.maxHops).toBe(3);
     expect(c.deriveAhead).toBe(64);
+    expect(c.requestTimeoutMs).toBe(45_000);
+    expect(c.bodyLimitBytes).toBe(64 * 1024);
+    expect(c.orders).toMatchObject({ maxAttempts: 5, backoffMs: 2000, shortfallToleranceBps: 100 });
   });
 
   it('present values are read and typed', () => {
