@@ -469,4 +469,19 @@ describe('frozen: a step re-priced below its quote by more than the tolerance do
     expect(host.ledger.balanceOf('base', o.context.vault!.address, QUOTE.route.from)).toBe(AMOUNT);
     await host.close();
   });
+
+  it('a step re-priced short by less than the tolerance fills, and the order goes on to its next step', async () => {
+    const host = orderHost({ policy: POLICY });
+    await host.create(ID, QUOTE, TO);
+    await host.deposit(ID, { ...DEPOSITS.full });
+    const quoted = QUOTE.route.steps[0]!.venueAmountOut;
+    const filled = (quoted * 9_901n) / 10_000n; // 0.99 % short, tolerance 1 %
+    host.market.script(`${ID}:0`, { status: 'filled', amountOut: filled });
+    const o = await host.finishEffect(ID);
+    expect(o.value).toEqual({ lifecycle: { executing: 'step' }, refunds: 'idle' });
+    expect(o.context.step).toBe(1);
+    expect(o.context.legs[0]!.amountOut).toBe(filled);
+    expect(o.context.haltReason).toBeNull();
+    await host.close();
+  });
 });

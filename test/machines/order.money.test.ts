@@ -156,6 +156,17 @@ describe('A step\'s input never sits in a venue pool when the venue refuses, hal
     expect(warned).toHaveLength(1);
     expect(warned[0]).toMatchObject({ level: 40, actor: `order:${ID}`, status: 'frozen', reason: 'The venue is halted.' });
     await host.close();
+
+    lines.length = 0;
+    const h2 = orderHost({ policy: DEFAULT_POLICY, logger });
+    await h2.create(ID, QUOTE, TO);
+    await deposit(h2, OWNER, AMOUNT);
+    await stallAtSecondStep(h2, 'The venue did not answer.');
+    expect((await view(h2)).status).toBe('stalled');
+    const stalled = lines.filter((l) => l.msg === 'actor waits for an operator');
+    expect(stalled).toHaveLength(1);
+    expect(stalled[0]).toMatchObject({ level: 40, actor: `order:${ID}`, status: 'stalled', reason: expect.stringMatching(/The venue did not answer/) });
+    await h2.close();
   });
 
   it('a venue failing at the second step until stalled: the first leg\'s output is named in the holding account', async () => {
