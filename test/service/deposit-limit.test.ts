@@ -41,15 +41,31 @@ describe('deposit limit per source asset', () => {
     const o = await svc.post(`${svc.urlB}/order/market`, { quoteId: q.body.quoteId, fromAddress: EVM, toAddress: EVM, refundMode: 'token' });
     expect(o.status).toBe(400);
     expect(o.body.error).toMatchObject({ code: 'invalid_request' });
+    expect(o.body.error.message).toMatch(/sells 3500 base\.USDC/);
     expect(o.body.error.message).toMatch(LIMIT);
   });
 
-  it('Family C: an order above the limit is 400', async () => {
+  it('Family C: an order above the limit is 400 invalid_request', async () => {
     const q = await svc.post(`${svc.urlC}/quote`, { type: 'EXACT_INPUT', from: USDC_BASE, to: USDC_ARB, amount: '3500000000', slippageBps: 50 });
     expect(q.status).toBe(200);
     const o = await svc.post(`${svc.urlC}/order/market`, { id: q.body.id, destinationAddress: EVM, refundAddress: SENDER, senderAddress: SENDER });
     expect(o.status).toBe(400);
-    expect(JSON.stringify(o.body)).toMatch(LIMIT);
+    expect(o.body.error).toMatchObject({ code: 'invalid_request' });
+    expect(o.body.error.message).toMatch(/sells 3500 base\.USDC/);
+    expect(o.body.error.message).toMatch(LIMIT);
+  });
+
+  it('Family C exact output: an order accepting deposits up to a from.maximum above the limit is 400 invalid_request', async () => {
+    // About 2 980 USDC expected, and 5 % slippage lets deposits reach about 3 130: above the 3 000 limit.
+    const q = await svc.post(`${svc.urlC}/quote`, { type: 'EXACT_OUTPUT', from: USDC_BASE, to: USDC_ARB, amount: '2980000000', slippageBps: 500 });
+    expect(q.status).toBe(200);
+    expect(BigInt(q.body.from.expected)).toBeLessThanOrEqual(3_000_000_000n);
+    expect(BigInt(q.body.from.maximum)).toBeGreaterThan(3_000_000_000n);
+    const o = await svc.post(`${svc.urlC}/order/market`, { id: q.body.id, destinationAddress: EVM, refundAddress: SENDER, senderAddress: SENDER });
+    expect(o.status).toBe(400);
+    expect(o.body.error).toMatchObject({ code: 'invalid_request' });
+    expect(o.body.error.message).toMatch(/accepts deposits up to \d+(\.\d+)? base\.USDC/);
+    expect(o.body.error.message).toMatch(LIMIT);
   });
 
   it('deposits adding up to more than the limit freeze the order: shown frozen, nothing spent; unwound, both go back', async () => {
