@@ -55,6 +55,16 @@ describe('Token: the HMAC of the order id, compared in constant time; then order
     expect(again.status).toBe(200);
     expect(again.body).toEqual(r.body);
   });
+  it('amountFormat is optional: raw answers the order\'s amounts in base units, as GET /order/{orderId} does', async () => {
+    const o = await order('token');
+    const r = await h.cancel(o.orderId, { refundToken: o.refundToken, amountFormat: 'raw' });
+    expect(r.status).toBe(200);
+    const read = await h.call(`/order/${o.orderId}?amountFormat=raw`);
+    expect(r.body.amountToSend).toBe(read.body.amountToSend);
+    expect(r.body.amountToSend).toMatch(/^\d+$/);
+    const readable = await h.call(`/order/${o.orderId}`);
+    expect(readable.body.amountToSend).not.toBe(r.body.amountToSend);
+  });
   it('an underfunded order: refund_pending', async () => {
     const o = await order('token');
     h.world.update(o.orderId, { stage: 'underfunded' });
