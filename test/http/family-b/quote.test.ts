@@ -151,6 +151,15 @@ describe('includeQuoteCandidates adds one record per candidate of the core\'s au
     // its first hop, which ends the route: 9).
     expect(c.map((x) => x.latency_ms)).toEqual([13, 40, 1500, 8, 9]);
   });
+  it('a boolean, default false: absent, no quoteCandidates and none asked of the core; a string "true" → 400', async () => {
+    const q = await quoted(h);
+    expect(h.bus.lastRequest().includeCandidates).toBe(false);
+    expect(q).not.toHaveProperty('quoteCandidates');
+    const r = await h.quote(quoteBody({ includeQuoteCandidates: 'true' }));
+    expect(r.status).toBe(400);
+    expect(r.body.error.code).toBe('invalid_request');
+    expect(r.body.error.details.issues[0].path).toBe('includeQuoteCandidates');
+  });
 });
 
 describe('No route → 422 insufficient_liquidity', () => {
