@@ -9,6 +9,7 @@ import { CHAIN_NAMES, type ChainName } from '../../../src/assets/types.js';
 import { RouterError } from '../../../src/errors.js';
 import { roundTrip } from '../../../src/store/codec.js';
 import { openSqliteStore } from '../../../src/store/index.js';
+import type { AddressesAhead } from '../../../src/vaults/addresses-ahead.js';
 import { createVaults, deriveAddress, parseSeed, schemeOf, type Vault } from '../../../src/vaults/index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'router-vaults-'));
@@ -113,6 +114,30 @@ describe('The derivation index is allocated durably and never reused, across res
     const [p1, p2] = await Promise.all([run(), run()]);
     expect(p1).toHaveLength(100);
     expectUnique([...p1!, ...p2!]);
+  });
+});
+
+describe('Indexes are never reused: a failed issue leaves a gap', () => {
+  it('an issue that fails after its index was taken (the address could not be made) is not retried on that index', async () => {
+    const store = openSqliteStore(freshFile());
+    let failNext = false;
+    const ahead: AddressesAhead = {
+      take: () => {
+        if (!failNext) return undefined;
+        failNext = false;
+        throw new Error('the derivation worker failed');
+      },
+      caughtUp: async () => undefined,
+      close: async () => undefined,
+    };
+    const vaults = createVaults({ seed, sequences: store, ahead });
+    const first = await vaults.issue('base');
+    failNext = true;
+    await expect(vaults.issue('base')).rejects.toThrow(/derivation worker failed/);
+    const next = await vaults.issue('base');
+    expect(next.index).toBe(first.index + 2);
+    expect(next.address).toBe(deriveAddress(seed, 'bip44-evm', first.index + 2));
+    await store.close();
   });
 });
 
