@@ -100,4 +100,10 @@ describe('dev listener', () => {
     expect(errorOf(r)).toBe('`to` is required and must be a string.');
     expect(calls.deposits).toEqual([]);
   });
+
+  it('/deposits takes {to, asset, amount, from} and answers 201 {tx_id, chain, block}', async () => {
+    const r = await post('/deposits', { to: '0x9858EfFD232B4033E47d90003D41EC34EcaEda94', asset: 'base.usdc', amount: '5', from: '0x000000000000000000000000000000000000dEaD' });
+    expect(r).toEqual({ status: 201, body: { tx_id: 'sim-tx-1', chain: 'base', block: 7 } });
+    expect(calls.deposits).toHaveLength(1);
+  });
 });
