@@ -117,6 +117,15 @@ export function payerCode(calls: number, end: 'stop' | 'revert' = 'stop'): strin
   return Array.from({ length: calls }, (_, i) => call(i)).join('') + (end === 'stop' ? '00' : '60006000fd');
 }
 
+/** Runtime code of a wallet that pays as payerCode(calls) when called with calldata, and reverts a plain transfer to
+ *  it (empty calldata), as a contract without a payable receive function does. */
+export function payerRejectingCode(calls: number): string {
+  const pays = payerCode(calls);
+  // CALLDATASIZE, ISZERO, PUSH1 <the JUMPDEST after the payments>, JUMPI; the payments (ending in STOP); JUMPDEST, REVERT.
+  const dest = (5 + pays.length / 2).toString(16).padStart(2, '0');
+  return `361560${dest}57${pays}5b60006000fd`;
+}
+
 /** Runtime code that selfdestructs to the address in calldata word 0, sending it the contract's whole balance. */
 export const SELFDESTRUCT_CODE = '600035ff';
 /** Runtime code that reverts whatever it is sent. */

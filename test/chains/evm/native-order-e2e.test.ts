@@ -14,7 +14,7 @@ import type { HybridChains } from '../../../src/chains/hybrid-chains.js';
 import { COST_TABLE } from '../../../src/routing/costing.js';
 import { pollUntil } from '../../support/poll.js';
 import type { RunningService } from '../../support/service.js';
-import { deployCode, payerCalldata, payerCode } from './ledger-support.js';
+import { deployCode, payerCalldata, payerCode, payerRejectingCode } from './ledger-support.js';
 import { DEV_ROLES, depositsOf, useServiceOnBase, tokenAddress, untilOrderStatus } from './support.js';
 
 const USDT = tokenAddress('base', 'USDT');
@@ -22,7 +22,8 @@ const BASE_ETH = parseChainAsset('base.eth', 'from');
 
 let node: AnvilNode;
 let svc: RunningService;
-useServiceOnBase((s) => ({ node, svc } = s));
+let logs: () => string[];
+useServiceOnBase((s) => ({ node, svc, logs } = s));
 
 /** A fresh sender holding 1 ETH, so its balance moves by its own order only. */
 async function sender() {
@@ -108,6 +109,53 @@ describe('native ETH orders on a real base node', () => {
     const report = await runAudit({ store: svc.service.store, chains: svc.service.chains, recheck: { times: 2, delayMs: 200 } });
     expect(report.findings).toEqual([]);
     expect(report.clean).toBe(true);
+  }, 60_000);
+
+  /** A contract wallet (its code `code`) paying `value` into an order's deposit address inside its transaction. */
+  async function payFromContract(code: string, deposit: Address, value: bigint): Promise<Address> {
+    const { pub, wallet } = await sender();
+    const payer = await deployCode(node, code);
+    const hash = await wallet.sendTransaction({ chain: null, to: payer, value, data: payerCalldata([{ to: deposit, value }]), gas: 200_000n });
+    expect((await pub.waitForTransactionReceipt({ hash })).status).toBe('success');
+    return payer;
+  }
+
+  it('a contract\'s payment without refund_address: cancelled underfunded, the refund goes back to the contract', async () => {
+    const pub = createPublicClient({ transport: http(node.url), pollingInterval: 50 });
+    const { id, deposit } = await orderEth('0.01');
+    const payer = await payFromContract(payerCode(1), deposit, parseEther('0.004'));
+    expect((await untilOrderStatus(svc, id, ['underfunded'], 15_000)).status).toBe('underfunded');
+    expect(await pub.getBalance({ address: payer })).toBe(0n);
+
+    expect((await svc.post(`${svc.devUrl}/orders/${id}/unwind`, {})).status).toBe(200);
+    const read = async () => (await (await fetch(`${svc.url}/order/${id}`)).json()) as Record<string, any>;
+    const done = await pollUntil(read, (o) => (o.refunds?.length ?? 0) > 0, 20_000, 100);
+    const [refund] = done.refunds as Array<{ amount: string; tx_id: string; to_address: string }>;
+    expect(refund!.to_address.toLowerCase()).toBe(payer);
+    const refunded = parseAmount(refund!.amount, BASE_ETH, 'formatted', 'amount');
+    expect(refunded).toBeGreaterThan(parseEther('0.0039'));
+    expect(await pub.getBalance({ address: payer })).toBe(refunded);
+  }, 60_000);
+
+  it('a contract that rejects ETH as the refund target: the refund is refused, kept with its reason, logged at warn and retried; the refund stays at the deposit address', async () => {
+    const pub = createPublicClient({ transport: http(node.url), pollingInterval: 50 });
+    const { id, deposit } = await orderEth('0.01');
+    const payer = await payFromContract(payerRejectingCode(1), deposit, parseEther('0.004'));
+    expect((await untilOrderStatus(svc, id, ['underfunded'], 15_000)).status).toBe('underfunded');
+
+    expect((await svc.post(`${svc.devUrl}/orders/${id}/unwind`, {})).status).toBe(200);
+    const context = async () => (await svc.service.store.load('order', id))!.snapshot as { context: { refundError: string | null; refundAttempt: number; refunds: unknown[] } };
+    // The order's backoff (ROUTER_ORDER_BACKOFF_MS, 2 s doubling): a second refusal within seconds shows the retry.
+    const tried = await pollUntil(context, (s) => s.context.refundAttempt >= 2, 30_000, 200);
+    expect(tried.context.refundAttempt).toBeGreaterThanOrEqual(2);
+    expect(tried.context.refundError).toMatch(/refuses to estimate the send .*execution reverted/);
+    expect(tried.context.refunds).toEqual([]);
+    const refused = logs().map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'refund refused; retried later');
+    expect(refused.length).toBeGreaterThanOrEqual(2);
+    expect(refused[0]).toMatchObject({ level: 40, to: payer });
+    expect(await pub.getBalance({ address: payer })).toBe(0n);
+    // The refund's cost is charged once, on its first try; the refund itself waits at the deposit address.
+    expect(await svc.service.chains.balanceOf('base', deposit, BASE_ETH.id)).toBeGreaterThan(parseEther('0.0039'));
   }, 60_000);
 
   it('the base fee rising above the priced gas price between a top-up and its send: the order is still delivered, its ETH untouched by gas', async () => {

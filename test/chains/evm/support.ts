@@ -87,8 +87,9 @@ const FAILURE_LOG_LINES = 200;
 
 /** The service on a base devnet node for the tests of the enclosing file or describe block: started before them (the
  *  callback receives it), stopped after them. Its warn and error lines are kept and printed under a failed test, so a
- *  failure on a loaded CI machine says what the service saw. */
-export function useServiceOnBase(started: (s: { node: AnvilNode; svc: RunningService }) => void, env: Record<string, string> = {}): void {
+ *  failure on a loaded CI machine says what the service saw; `logs` answers them (JSON lines) since the current test
+ *  began. */
+export function useServiceOnBase(started: (s: { node: AnvilNode; svc: RunningService; logs: () => string[] }) => void, env: Record<string, string> = {}): void {
   let stop: (() => Promise<void>) | undefined;
   let lines: string[] = [];
   const sink = new Writable({
@@ -101,7 +102,7 @@ export function useServiceOnBase(started: (s: { node: AnvilNode; svc: RunningSer
   beforeAll(async () => {
     const s = await startServiceOnBase({ ROUTER_LOG_LEVEL: 'warn', ...env }, sink);
     stop = s.stop;
-    started(s);
+    started({ ...s, logs: () => lines });
   }, 60_000);
   afterEach(({ task }) => {
     if (task.result?.state === 'fail') console.error(`The service's last warn and error lines:\n${lines.slice(-FAILURE_LOG_LINES).join('\n')}`);
