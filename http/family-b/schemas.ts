@@ -165,9 +165,9 @@ const schemas: Record<BSchemaName, JsonSchema> = {
       market: {
         properties: {
           venues: { type: 'array', items: { type: 'string' }, description: 'Venue of each step, in order.' },
-          fees: { type: 'array', items: ref('Fee'), description: 'One per cost the route pays: each step\'s execution cost, then delivery.' },
+          fees: { type: 'array', items: ref('Fee'), description: 'One per cost the route pays: each step\'s execution cost, then delivery. Optional in this shape (as the gateway documents it); this service always sends it.' },
         },
-        required: ['venues', 'fees'],
+        required: ['venues'],
         description: 'Second shape.',
       },
     },
@@ -234,7 +234,9 @@ const schemas: Record<BSchemaName, JsonSchema> = {
           maxIn: amount('The exact input, `amountToSend`.'),
           expectedSlippage: { type: 'string', pattern: '^[0-9]+(\\.[0-9]+)?$', description: 'Always "0": `expectedOut` is the expectation.' },
         },
-        required: ['expectedOut', 'maxSlippage', 'minOut', 'maxIn', 'expectedSlippage'],
+        // minOut, maxIn and expectedSlippage are optional in this shape (as the gateway documents it); this service
+        // always sends them.
+        required: ['expectedOut', 'maxSlippage'],
         description: 'Second shape.',
       },
     },

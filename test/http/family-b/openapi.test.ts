@@ -31,13 +31,22 @@ describe('GET /openapi.json: every example validates against its schema', () => 
 });
 
 describe('Which quote response fields are required', () => {
-  it('quoteId, orderType, from, to, expiry, estimatedOut, amountFormat; market_order adds expectedSwapTimeMs, market adds venues and fees', () => {
+  it('quoteId, orderType, from, to, expiry, estimatedOut, amountFormat; market_order adds expectedSwapTimeMs, market adds venues ("all required except fees")', () => {
     const variants = doc.components.schemas.Quote.oneOf as Array<{ properties: { orderType: { const: string } }; required: string[] }>;
     const required = Object.fromEntries(variants.map((v) => [v.properties.orderType.const, [...v.required].sort()]));
     const shared = ['quoteId', 'orderType', 'from', 'to', 'expiry', 'estimatedOut', 'amountFormat'];
     expect(required).toEqual({
       market_order: [...shared, 'expectedSwapTimeMs'].sort(),
-      market: [...shared, 'venues', 'fees'].sort(),
+      market: [...shared, 'venues'].sort(),
     });
+  });
+});
+
+describe('Which order response fields are required', () => {
+  it('the second shape: orderId, orderAddress, amountToSend, quoteId, from, to, status, expiry, expectedOut, maxSlippage; expectedSlippage, minOut, maxIn optional', () => {
+    const variants = doc.components.schemas.Order.oneOf as Array<{ properties: { orderType: { const: string } }; required: string[] }>;
+    const market = variants.find((v) => v.properties.orderType.const === 'market')!;
+    expect(market.required).toEqual(expect.arrayContaining(['orderId', 'orderAddress', 'amountToSend', 'quoteId', 'from', 'to', 'status', 'expiry', 'expectedOut', 'maxSlippage']));
+    for (const optional of ['expectedSlippage', 'minOut', 'maxIn']) expect(market.required).not.toContain(optional);
   });
 });

@@ -31,6 +31,11 @@ describe('POST /order/market runs the Family A order path with Family B terms', 
     expect(r.body).toMatchObject({ status: 'quoted', orderType: 'market_order', quoteId: body.quoteId, amountToSend: '1000', refundMode: 'evmSignature', refundAuthorizer: EVM_OTHER });
     expect(r.body).not.toHaveProperty('refundToken');
     expect(r.headers.get('location')).toBe(`/order/${r.body.orderId}`);
+    // The first fields of the first shape, then the quote's assets, expiry and estimate, and the refund mode echoed.
+    expect(Object.keys(r.body).slice(0, 3)).toEqual(['orderId', 'orderAddress', 'amountToSend']);
+    expect(r.body).toMatchObject({ from: 'base.USDC', to: 'arbitrum.USDC', amountFormat: 'readable', route: expect.any(Array), expectedSwapTimeMs: expect.any(Number) });
+    expect(r.body.estimatedOut).toBe(r.body.route.at(-1).amountOut);
+    expect(new Date(r.body.expiry).toISOString()).toBe(r.body.expiry);
     const { terms, quote, refundAddress } = lastCreate();
     expect(terms).toMatchObject({ family: 'b', maxSlippageBps: 100, cancelAfter: null, fromAddress: EVM, integrator: 'acme', refundAuthorization: { mode: 'evmSignature', authorizer: EVM_OTHER } });
     expect(terms!.minOut).toBe((quote.route.estimatedAmountOut * 9900n) / 10000n);
@@ -96,6 +101,7 @@ describe('refundMode evmSignature (default) needs an EVM refundAuthorizer; token
     const r = await h.order(body);
     expect(r.status).toBe(201);
     expect(r.body.refundToken).toBe(tokenOf(r.body.orderId));
+    expect(r.body.refundMode).toBe('token');
     expect(r.body.refundAuthorizer).toBeNull();
     const again = await h.order(body);
     expect(again.status).toBe(200);

@@ -1,7 +1,8 @@
 // Family B POST /quote, /health, /openapi.json and the error envelope, black-box against the served document.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QuoteRefused } from '../../../src/errors.js';
-import { requestOf } from '../family-a/support.js';
+import { QUOTE_VALIDITY_MS } from '../../../src/quotes/types.js';
+import { QUOTED_AT, requestOf } from '../family-a/support.js';
 import { quoteBody, quoted, startB, type HarnessB } from './support.js';
 
 let h: HarnessB;
@@ -102,6 +103,26 @@ describe('POST /quote sends the quote.request Family A sends, in fast mode', () 
     expect(r.status).toBe(400);
     expect(r.body.error.code).toBe('invalid_request');
     expect(r.body.error.details.issues[0].path).toBe(field);
+  });
+});
+
+describe('Quote response fields: quoteId a uuid, from and to per amountFormat, expiry a date-time, amountFormat echoed', () => {
+  it('readable names assets as `base.USDC`, raw by their canonical ids; route legs and fees name theirs the same way', async () => {
+    const readable = await quoted(h);
+    const raw = await quoted(h, { amountFormat: 'raw' });
+    const market = await quoted(h, { orderType: 'market' });
+    for (const q of [readable, raw, market]) {
+      expect(q.quoteId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+      expect(q.expiry).toBe(new Date(QUOTED_AT + QUOTE_VALIDITY_MS).toISOString());
+    }
+    expect([readable.from, readable.to, readable.amountFormat]).toEqual(['base.USDC', 'arbitrum.USDC', 'readable']);
+    expect([raw.from, raw.to, raw.amountFormat]).toEqual([
+      'evm:8453.0x833589fcd6edb6e08f4c7c32d4f71b54bda02913', 'evm:42161.0xaf88d065e77c8cc2239327c5edb3a432268e5831', 'raw',
+    ]);
+    expect([readable.route[0].from, readable.route.at(-1).to]).toEqual(['base.USDC', 'arbitrum.USDC']);
+    expect([raw.route[0].from, raw.route.at(-1).to]).toEqual([raw.from, raw.to]);
+    expect(market.fees[0]).toMatchObject({ kind: 'network', label: expect.stringMatching(/\S/), asset: 'base.USDC' });
+    expect(market.fees.at(-1)).toMatchObject({ kind: 'delivery', asset: 'arbitrum.USDC' });
   });
 });
 
