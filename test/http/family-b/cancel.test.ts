@@ -37,6 +37,11 @@ describe('Exactly one of a token or a signature with its deadline', () => {
     expect((await h.cancel(o.orderId, { refundToken: o.refundToken, refundSignature: '0x00', refundSignatureDeadline: nowS() })).status).toBe(400);
     expect((await h.cancel(o.orderId, { refundSignature: '0x00' })).status).toBe(400);
     expect((await h.cancel(o.orderId, { refundSignature: 'zz', refundSignatureDeadline: 1 })).status).toBe(400);
+    for (const refundSignatureDeadline of [1.5, '60', -1]) {
+      const r = await h.cancel(o.orderId, { refundSignature: '0x00', refundSignatureDeadline });
+      expect(r.status).toBe(400);
+      expect(r.body.error.details.issues[0].path).toBe('refundSignatureDeadline');
+    }
   });
   it('unknown order → 404', async () => {
     expect((await h.cancel('6f9619ff-8b86-4011-b42d-00c04fc964ff', { refundToken: 'rgt_x' })).status).toBe(404);

@@ -146,8 +146,45 @@ describe('idempotencyKey: same key and body → the same order (201, then 200); 
     const otherQuote = await h.order(await orderBody({ idempotencyKey: 'key-0000000000000001' }));
     expect(otherQuote.status).toBe(409);
   });
-  it('a short key → 400', async () => {
-    expect((await h.order(await orderBody({ idempotencyKey: 'short' }))).status).toBe(400);
+  it('16 to 128 characters of [A-Za-z0-9._:-]: 15 or 129 characters, or another character → 400 naming it; 16 and 128 are taken', async () => {
+    for (const idempotencyKey of ['short', 'k'.repeat(15), 'k'.repeat(129), 'key with spaces 0001', 'key/0000000000000001']) {
+      const r = await h.order(await orderBody({ idempotencyKey }));
+      expect(r.status, idempotencyKey).toBe(400);
+      expect(r.body.error.details.issues[0].path).toBe('idempotencyKey');
+    }
+    for (const idempotencyKey of ['k'.repeat(16), `${'k'.repeat(120)}.:_-0001`]) {
+      expect(idempotencyKey.length === 16 || idempotencyKey.length === 128).toBe(true);
+      expect((await h.order(await orderBody({ idempotencyKey }))).status, idempotencyKey).toBe(201);
+    }
+  });
+});
+
+describe('Order request limits: quoteId a uuid; addresses, refundAuthorizer and integrator 1 to 128 characters; quoteId, fromAddress and toAddress required', () => {
+  it('a field missing, empty or of 129 characters → 400 naming it; an integrator of 128 characters is taken', async () => {
+    for (const field of ['quoteId', 'fromAddress', 'toAddress'] as const) {
+      const { [field]: _f, ...without } = await orderBody();
+      const r = await h.order(without);
+      expect(r.status, field).toBe(400);
+      expect(r.body.error.details.issues[0].path).toBe(field);
+    }
+    const cases: Array<[string, unknown]> = [
+      ['quoteId', 'not-a-uuid'],
+      ...['fromAddress', 'toAddress', 'refundAuthorizer', 'refundAddress', 'integrator'].flatMap((f): Array<[string, unknown]> => [[f, ''], [f, 'x'.repeat(129)]]),
+    ];
+    for (const [field, value] of cases) {
+      const r = await h.order(await orderBody({ [field]: value }));
+      expect(r.status, `${field}=${String(value).slice(0, 12)}`).toBe(400);
+      expect(r.body.error.details.issues[0].path).toBe(field);
+    }
+    expect((await h.order(await orderBody({ integrator: 'i'.repeat(128) }))).status).toBe(201);
+  });
+
+  it('amountFormat raw answers the order\'s amounts in base units', async () => {
+    const r = await h.order(await orderBody({ amountFormat: 'raw' }));
+    expect(r.status).toBe(201);
+    expect(r.body.amountFormat).toBe('raw');
+    expect(r.body.amountToSend).toBe('1000000000');
+    expect(r.body.from).toBe('evm:8453.0x833589fcd6edb6e08f4c7c32d4f71b54bda02913');
   });
 });
 

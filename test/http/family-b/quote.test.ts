@@ -92,6 +92,9 @@ describe('POST /quote sends the quote.request Family A sends, in fast mode', () 
   });
   it.each([
     ['from', 'x'.repeat(97)],
+    ['from', ''],
+    ['to', 'x'.repeat(97)],
+    ['fromAmount', '1'.repeat(97)],
     ['from', 'nowhere.usdc'],
     ['to', 'base.usdc'],
     ['fromAmount', '0'],
@@ -123,6 +126,15 @@ describe('Quote response fields: quoteId a uuid, from and to per amountFormat, e
     expect([raw.route[0].from, raw.route.at(-1).to]).toEqual([raw.from, raw.to]);
     expect(market.fees[0]).toMatchObject({ kind: 'network', label: expect.stringMatching(/\S/), asset: 'base.USDC' });
     expect(market.fees.at(-1)).toMatchObject({ kind: 'delivery', asset: 'arbitrum.USDC' });
+  });
+});
+
+describe('from, to and fromAmount are required', () => {
+  it.each(['from', 'to', 'fromAmount'])('%s missing → 400 invalid_request naming it', async (field) => {
+    const { [field]: _f, ...without } = quoteBody();
+    const r = await h.quote(without);
+    expect(r.status).toBe(400);
+    expect(r.body.error.details.issues[0].path).toBe(field);
   });
 });
 

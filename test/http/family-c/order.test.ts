@@ -37,6 +37,7 @@ describe('Swap: `orderId`, `quote` (the Quote shape), `executionSteps`', () => {
     const r = await h.order(orderBody(q.id));
     expect(r.status, r.text).toBe(201);
     expect(Object.keys(r.body)).toEqual(['orderId', 'quote', 'executionSteps']);
+    expect(r.body.orderId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
     expect(r.body.quote).toEqual(q);
     const { deposit } = await coreOrder(r.body.orderId);
     const [step, ...rest] = r.body.executionSteps;
@@ -89,10 +90,14 @@ describe('Addresses: destination for the `to` chain, refund and sender for the `
     // Nothing was bound: the quote still makes an order.
     expect((await h.order(orderBody(q.id))).status).toBe(201);
   });
-  it('refundAddress is required; unknown properties, a bad approvalMode and a non-uuid id → 400', async () => {
+  it('id, destinationAddress and refundAddress are required; unknown properties, a bad approvalMode and a non-uuid id → 400', async () => {
     const q = await quoted(h);
     const { refundAddress: _r, ...noRefund } = orderBody(q.id);
     expect(issuePath((await h.order(noRefund)).body)).toBe('refundAddress');
+    const { destinationAddress: _d, ...noDestination } = orderBody(q.id);
+    expect(issuePath((await h.order(noDestination)).body)).toBe('destinationAddress');
+    const { id: _i, ...noId } = orderBody(q.id);
+    expect(issuePath((await h.order(noId)).body)).toBe('id');
     expect(issuePath((await h.order(orderBody(q.id, { amount: '1' }))).body)).toBe('amount');
     expect(issuePath((await h.order(orderBody(q.id, { approvalMode: 'none' }))).body)).toBe('approvalMode');
     expect(issuePath((await h.order(orderBody('not-a-uuid'))).body)).toBe('id');

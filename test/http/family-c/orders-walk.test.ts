@@ -65,3 +65,16 @@ describe('GET /orders keyset pagination: 1,000 orders, creations interleaved bet
     expect(seen).toEqual([...before].reverse());
   }, 120_000);
 });
+
+describe('limit: default 50, clamped to at most 100', () => {
+  it('with more than 100 orders stored: no limit answers 50 items, limit=1000 answers 100', async () => {
+    expect((await h.svc.service.store.listOrders({ limit: 101 })).length).toBe(101);
+    const plain = await h.orders();
+    expect(plain.status).toBe(200);
+    expect(plain.body.items).toHaveLength(50);
+    const clamped = await h.orders('?limit=1000');
+    expect(clamped.status).toBe(200);
+    expect(clamped.body.items).toHaveLength(100);
+    expect(clamped.body.nextCursor).toEqual(expect.any(String));
+  });
+});

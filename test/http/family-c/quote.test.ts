@@ -119,6 +119,10 @@ describe('`slippageBps`: a number from 0 to 10000', () => {
     expect(issue(r.body)).toEqual({ path: 'slippageBps', message: '`slippageBps` is required.' });
     await refused({ fromAmount: '1' }, 'fromAmount');
     await refused({ type: 'EXACT' }, 'type');
+    for (const field of ['from', 'to', 'amount', 'type'] as const) {
+      const { [field]: _f, ...without } = quoteBody();
+      expect(issue((await h.quote(without)).body)).toEqual({ path: field, message: `\`${field}\` is required.` });
+    }
   });
 });
 
