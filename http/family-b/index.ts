@@ -6,7 +6,7 @@ export { B_ORDER_STATUSES, bStatusOf, type BOrderStatus } from './statuses.js';
 export { B_STATUS_BY_CODE, errorReplyB } from './errors.js';
 export { GatewaySecret, loadOrCreateGatewaySecret, SECRET_FILE } from './refund-token.js';
 export { CANCEL_DOMAIN, CANCEL_TYPES } from './cancel.js';
-export { keyedOrderId, minOutOf } from './order.js';
+export { keyedOrderId } from './order.js';
 export { quoteIdFor, orderTypeOf } from './order-type.js';
 export { VENUE_EXECUTION_MS, expectedSwapTimeMs } from './swap-time.js';
 export type * from './wire.js';

@@ -8,6 +8,7 @@ import { getAddress, isAddress } from 'viem';
 import { assetById, validateAddress } from '../../src/assets/index.js';
 import type { Bus } from '../../src/bus/types.js';
 import type { Clock } from '../../src/clock.js';
+import { lessBps } from '../../src/orders/bps.js';
 import { InvalidAddress, InvalidRequest, OrderNotFound, RefundNotViable, Unavailable } from '../../src/errors.js';
 import type { OrderTerms, OrderView, RefundAuthorization } from '../../src/orders/types.js';
 import type { Quote } from '../../src/quotes/types.js';
@@ -51,11 +52,6 @@ export function keyedOrderId(gatewayId: string, key: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
-/** minOut = estimatedOut × (10000 − bps) / 10000, rounded down. */
-export function minOutOf(estimatedOut: bigint, bps: number): bigint {
-  return (estimatedOut * (10_000n - BigInt(bps))) / 10_000n;
-}
-
 /** Whether an existing order was made by this very request (addresses normalised; client-given terms only). */
 function sameRequest(o: OrderView, quoteId: string, toAddress: string, refundAddress: string, terms: OrderTerms): boolean {
   const t = o.terms;
@@ -94,7 +90,7 @@ export function postOrderB(deps: BOrderDeps): Koa.Middleware {
     }
     const terms: OrderTerms = {
       family: 'b',
-      minOut: minOutOf(quote.route.estimatedAmountOut, deps.maxSlippageBps),
+      minOut: lessBps(quote.route.estimatedAmountOut, deps.maxSlippageBps),
       maxSlippageBps: deps.maxSlippageBps,
       cancelAfter,
       refundAuthorization,

@@ -1,5 +1,6 @@
 // Core → Family B wire: canonical ids become asset names and bigint base units become strings per `amountFormat`
 // (`readable` = the core's `formatted`). Legs, fees, candidates, the two quote shapes and the two order shapes.
+import { bpsAsDecimal } from '../../src/orders/bps.js';
 import { assetById, writeAmount, writeAsset } from '../../src/assets/index.js';
 import type { AmountFormat, AssetId } from '../../src/assets/types.js';
 import type { OrderView } from '../../src/orders/types.js';
@@ -148,13 +149,6 @@ export interface OrderRenderOptions {
   refundToken?: string;
 }
 
-/** `maxSlippage` as a fraction of the quoted output: 100 bps → "0.01". */
-export function fractionOfBps(bps: number): string {
-  const whole = Math.floor(bps / 10_000);
-  const frac = String(bps % 10_000).padStart(4, '0').replace(/0+$/, '');
-  return frac === '' ? String(whole) : `${whole}.${frac}`;
-}
-
 /** An order with the quote it was made from (its route and estimate are the quote's). */
 export function renderBOrder(order: OrderView, quote: Quote, o: OrderRenderOptions): WireBOrder {
   const w = writer(o.amountFormat);
@@ -184,7 +178,7 @@ export function renderBOrder(order: OrderView, quote: Quote, o: OrderRenderOptio
   // An order made through another family has no slippage guard (its terms carry no minOut): it is written as what
   // it is, any slippage and no minimum, rather than as a guard at the estimate that nothing enforces.
   const guard = order.terms.minOut;
-  const maxSlippage = guard === null ? '1' : fractionOfBps(order.terms.maxSlippageBps ?? 0);
+  const maxSlippage = guard === null ? '1' : bpsAsDecimal(order.terms.maxSlippageBps ?? 0);
   const minOut = w.amount(guard ?? 0n, order.to);
   if (o.orderType === 'market') {
     return {

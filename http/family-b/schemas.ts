@@ -256,8 +256,7 @@ const schemas: Record<BSchemaName, JsonSchema> = {
           code: { type: 'string', enum: [...B_ERROR_CODES] },
           message: { type: 'string', minLength: 1 },
           details: {
-            type: 'object',
-            description: '`invalid_request`: `issues` [{path, message}]; `conflict` of a cancel: `status`; 5xx: `requestId`; else {}.',
+            description: 'Any JSON value; here always an object: `invalid_request`: `issues` [{path, message}]; `conflict` of a cancel: `status`; 5xx: `requestId`; else {}.',
           },
         },
       },

@@ -18,7 +18,8 @@ import { cSlippageOf, orderFromQuote, quoteNamed } from '../quote-orders.js';
 import { edgeState } from '../request-id.js';
 import { executionSteps } from './execution-steps.js';
 import { C_BODY_LIMIT_BYTES } from './quote.js';
-import { maximumOf, minimumOf, renderCQuote } from './render.js';
+import { lessBps, plusBps } from '../../src/orders/bps.js';
+import { renderCQuote } from './render.js';
 import { assertShape } from './validate.js';
 import type { WireCOrderRequest, WireSwap } from './wire.js';
 import { type IssuedQuotes } from '../issued-quotes.js';
@@ -35,14 +36,14 @@ export function termsOf(quote: Quote, slippageBps: number, b: WireCOrderRequest,
   const exactOut = quote.request.exactOut ?? null;
   return {
     family: 'c',
-    minOut: exactOut ?? minimumOf(quote.route.estimatedAmountOut, slippageBps),
+    minOut: exactOut ?? lessBps(quote.route.estimatedAmountOut, slippageBps),
     maxSlippageBps: slippageBps,
     cancelAfter: null,
     refundAuthorization: null,
     fromAddress,
     integrator: b.integratorName ?? null,
     idempotencyKey: null,
-    maxIn: exactOut === null ? null : maximumOf(quote.route.amountIn, slippageBps),
+    maxIn: exactOut === null ? null : plusBps(quote.route.amountIn, slippageBps),
     exactOut,
     approvalMode: b.approvalMode ?? 'full',
   };

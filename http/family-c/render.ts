@@ -1,21 +1,12 @@
 // Core → Family C wire: the Quote (both modes) and the order list item. Amounts are base-unit decimal strings,
 // currencies typed (currency.ts), instants ISO 8601.
 import { assetById } from '../../src/assets/index.js';
+import { lessBps, plusBps } from '../../src/orders/bps.js';
 import type { Quote } from '../../src/quotes/types.js';
 import type { OrderListRow } from '../../src/store/types.js';
 import { renderCurrency } from './currency.js';
 import { renderFees } from './fees.js';
 import type { WireCQuote, WireOrderListItem } from './wire.js';
-
-/** expected × (10000 − bps) / 10000, rounded down: the least an exact-input order delivers. */
-export function minimumOf(expected: bigint, bps: number): bigint {
-  return (expected * (10_000n - BigInt(bps))) / 10_000n;
-}
-
-/** expected × (10000 + bps) / 10000, rounded up: the most an exact-output order accepts. */
-export function maximumOf(expected: bigint, bps: number): bigint {
-  return (expected * (10_000n + BigInt(bps)) + 9_999n) / 10_000n;
-}
 
 export function renderCQuote(quote: Quote): WireCQuote {
   const route = quote.route;
@@ -28,7 +19,7 @@ export function renderCQuote(quote: Quote): WireCQuote {
     return {
       mode: 'exact_output',
       ...head,
-      from: { currency: from, expected: route.amountIn.toString(), maximum: maximumOf(route.amountIn, bps).toString() },
+      from: { currency: from, expected: route.amountIn.toString(), maximum: plusBps(route.amountIn, bps).toString() },
       to: { currency: to, expected: exactOut.toString() },
     };
   }
@@ -36,7 +27,7 @@ export function renderCQuote(quote: Quote): WireCQuote {
     mode: 'exact_input',
     ...head,
     from: { currency: from, expected: route.amountIn.toString() },
-    to: { currency: to, expected: route.estimatedAmountOut.toString(), minimum: minimumOf(route.estimatedAmountOut, bps).toString() },
+    to: { currency: to, expected: route.estimatedAmountOut.toString(), minimum: lessBps(route.estimatedAmountOut, bps).toString() },
   };
 }
 

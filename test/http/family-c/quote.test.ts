@@ -34,6 +34,14 @@ describe('POST /quote EXACT_INPUT: `from.expected` is the exact amount specified
     const expected = BigInt(q.to.expected);
     expect(BigInt(q.to.minimum)).toBe((expected * BigInt(10_000 - slippageBps)) / 10_000n);
   });
+  it('a fraction of a basis point is kept exactly: 12.5 bps → minimum = expected × 99 875 / 100 000, rounded down', async () => {
+    const q = await quoted(h, { slippageBps: 12.5, amount: '1234567891' });
+    const expected = BigInt(q.to.expected);
+    expect(BigInt(q.to.minimum)).toBe((expected * 99_875n) / 100_000n);
+    const exact = await quoted(h, { type: 'EXACT_OUTPUT', amount: '500000000', slippageBps: 0.25 });
+    const times = BigInt(exact.from.expected) * 1_000_025n;
+    expect(BigInt(exact.from.maximum)).toBe(times / 1_000_000n + (times % 1_000_000n === 0n ? 0n : 1n));
+  });
   it('the contract address is accepted in any letter case and answered in lower case', async () => {
     const upper = { ...CUR.baseUsdc, token: { ...CUR.baseUsdc.token, address: '0x833589FCD6EDB6E08F4C7C32D4F71B54BDA02913' } };
     const q = await quoted(h, { from: upper });
@@ -110,8 +118,8 @@ describe('`amount`: an unsigned 256-bit base-unit integer, greater than 0', () =
 });
 
 describe('`slippageBps`: a number from 0 to 10000', () => {
-  it('-1, 10001, 1.5, a string, null → 400 naming slippageBps', async () => {
-    for (const slippageBps of [-1, 10_001, 1.5, '50', null]) await refused({ slippageBps }, 'slippageBps');
+  it('-1, 10001, 10000.5, a string, null → 400 naming slippageBps', async () => {
+    for (const slippageBps of [-1, 10_001, 10_000.5, '50', null]) await refused({ slippageBps }, 'slippageBps');
   });
   it('missing fields and other properties → 400 naming them', async () => {
     const { slippageBps: _s, ...rest } = quoteBody();
