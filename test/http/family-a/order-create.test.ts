@@ -60,6 +60,16 @@ describe('POST /order: "Binds a quote to a fresh deposit address"', () => {
     expect('amount_out' in o).toBe(false);
   });
 
+  it('`venue_blocklist` is inherited from the quote (and `venue_allowlist` is then empty)', async () => {
+    const quote = world.addQuote({ venue_blocklist: ['mayan', 'okx'] });
+    const res = await h.postOrder({ quote_id: quote.id, to_address: ADDR.evm });
+    expect(res.status).toBe(201);
+    expect(res.body.venue_blocklist).toEqual(['mayan', 'okx']);
+    expect(res.body.venue_allowlist).toEqual([]);
+    const read = await h.getOrder(res.body.id);
+    expect([read.body.venue_allowlist, read.body.venue_blocklist]).toEqual([[], ['mayan', 'okx']]);
+  });
+
   it('sends quote.get, then quote.order with a fresh order id and normalised addresses (its host: quote.bind, then order.create), each with the request id', async () => {
     const quote = world.addQuote();
     const res = await h.postOrder({ quote_id: quote.id, to_address: ADDR.evm.toLowerCase() }, { 'X-Request-Id': 'rid-order-1' });

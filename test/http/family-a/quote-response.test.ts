@@ -84,6 +84,20 @@ describe('Quote (2.2): "format of every amount and asset name in the response"',
     expect(q.route[1].execution).toEqual({ mode: 'bitcoin' });
   });
 
+  it('`evm_gas_desk` carries the chain id too; `hyperliquid` carries nothing else', async () => {
+    h.bus.answer = (ref, message) => {
+      const request = requestOf(message);
+      const route = pricedRoute(request.amountIn, [BASE_USDC, BASE_CBBTC, BTC], ['kyberswap', 'chainflip'], [
+        { mode: 'evm_gas_desk', chain: 8453 },
+        { mode: 'hyperliquid' },
+      ]);
+      return cannedQuote(ref.id, request, route);
+    };
+    const q = (await h.post(usdcToBtc())).body;
+    expect(q.route[0].execution).toEqual({ mode: 'evm_gas_desk', chain: 8453 });
+    expect(q.route[1].execution).toEqual({ mode: 'hyperliquid' });
+  });
+
   it('`id` is the quote actor\'s id and `expires_at` is ten minutes after quoting, ISO-8601', async () => {
     const q = (await h.post(validBody())).body;
     expect(q.id).toBe(h.bus.calls[0]!.ref.id);
