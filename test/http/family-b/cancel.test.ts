@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { privateKeyToAccount } from 'viem/accounts';
 import { CANCEL_DOMAIN, CANCEL_TYPES } from '../../../http/index.js';
+import { ORDER_TERMS_A } from '../../../src/orders/types.js';
 import { EVM, GATEWAY_ID, quoted, startB, type HarnessB } from './support.js';
 
 const signer = privateKeyToAccount('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d');
@@ -139,6 +140,21 @@ describe('Signature: EIP-712 CancelOrder{orderId, gateway, deadline} by refundAu
       expect(r.status).toBe(401);
       expect(r.body.error.code).toBe('unauthorized');
     }
+    expect(h.world.orders.get(o.orderId)!.stage).toBe('awaiting_deposit');
+  });
+});
+
+describe('An order made through Family A has no cancel authorization in B', () => {
+  it('read through B its refundMode and refundAuthorizer are null; a token or a signature is refused with 401', async () => {
+    const o = await order('token');
+    h.world.update(o.orderId, { terms: ORDER_TERMS_A });
+    const read = await h.call(`/order/${o.orderId}`);
+    expect([read.body.refundMode, read.body.refundAuthorizer]).toEqual([null, null]);
+    const byToken = await h.cancel(o.orderId, { refundToken: o.refundToken });
+    expect([byToken.status, byToken.body.error.code]).toEqual([401, 'unauthorized']);
+    const deadline = nowS() + 60;
+    const bySignature = await h.cancel(o.orderId, { refundSignature: await sign(o.orderId, deadline), refundSignatureDeadline: deadline });
+    expect([bySignature.status, bySignature.body.error.code]).toEqual([401, 'unauthorized']);
     expect(h.world.orders.get(o.orderId)!.stage).toBe('awaiting_deposit');
   });
 });
