@@ -9,7 +9,7 @@
 // follows the bind's (a WriteTicket), so the store commits both together or the bind first, and refuses the order when
 // it refuses the bind. The answer waits for both: no order is ever stored for a quote whose bind is not.
 import type { ActorRef, Bus, EnvelopeHandler, Reply } from '../src/bus/types.js';
-import { toErrorData } from '../src/errors.js';
+import { InvalidRequest, toErrorData } from '../src/errors.js';
 import { assertWithinLimit, NO_LIMITS, type DepositLimits } from '../src/orders/limits.js';
 import type { OrderView } from '../src/orders/types.js';
 import { isCommandOf, type OrderCreate } from '../src/protocol/index.js';
@@ -32,6 +32,8 @@ export function withOrderPlacement(runtime: Pick<Runtime, 'handle' | 'ask'>, dep
     if (ref.kind !== 'quote' || !isCommandOf('quote', message) || message.type !== 'quote.order') return runtime.handle(envelope);
     const { orderId: proposed, quote, toAddress, refundAddress, terms } = message;
     try {
+      // The order is made from the quote the message carries: it must be the quote the message is addressed to.
+      if (quote.id !== ref.id) throw new InvalidRequest(`quote.order for quote ${ref.id} carries quote ${quote.id}.`, 'quote');
       assertWithinLimit(deps.limits ?? NO_LIMITS, quote, terms?.maxIn ?? null);
     } catch (err) {
       return { ok: false, error: toErrorData(err) };

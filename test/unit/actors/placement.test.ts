@@ -50,6 +50,15 @@ describe('quote.order at the quote\'s host', () => {
     expect(h.sent).toEqual([]);
   });
 
+  it('refuses a message whose quote is not the quote it is addressed to, before anything is bound', async () => {
+    const h = host();
+    const other = { ...place, quote: { id: 'q-2' } as unknown as Quote };
+    const reply = await withOrderPlacement(runtimeOver(h.handle), { holds: () => true, bus: h.bus })(envelope(other));
+    expect(reply.ok).toBe(false);
+    expect(!reply.ok && reply.error.message).toBe('quote.order for quote q-1 carries quote q-2.');
+    expect(h.seen).toEqual([]);
+  });
+
   it('creates the order over the bus when another host holds its shard, with the terms given', async () => {
     const h = host();
     const terms = { minOut: 5n } as unknown as QuoteOrder['terms'];
