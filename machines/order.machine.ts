@@ -90,7 +90,7 @@ export interface OrderContext extends Omit<OrderInput, 'vault'> {
   retryAt: number | null;
   lastError: string | null;
   /** The step being retried has moved some of the order's money already (its last try answered `unsettled`): the
-   *  books name that money where it was until the step fills. Absent in snapshots stored before it existed. */
+   *  books name that money where it was until the step fills. Optional: a snapshot written without it reads as false. */
   partMoved?: boolean;
   haltReason: string | null;
   delivery: DeliveryRecord | null;
@@ -101,7 +101,7 @@ export interface OrderContext extends Omit<OrderInput, 'vault'> {
   refundAttempt: number;
   refundRetryAt: number | null;
   /** Why the last attempt at the refund under way failed (null once a refund is paid): what an operator reads of a
-   *  refund retried for ever (a refund address that takes no payment). Absent from snapshots stored before it. */
+   *  refund retried for ever (a refund address that takes no payment). Optional: a snapshot may be written without it. */
   refundError?: string | null;
   refunds: RefundRecord[];
   unwind: UnwindState | null;

@@ -133,7 +133,7 @@ export function orderEffects(deps: OrderEffectDeps) {
     [ORDER_EFFECTS.quoteBack]: afterStored<QuoteBackResult, QuoteBackInput>(async ({ input: q }) => {
       if (!deps.router) return { route: null, error: 'This host has no router to quote the way back.', at: clock.now() };
       try {
-        // A snapshot stored by a build whose input had no venue lists restarts this effect without them.
+        // The venue lists are optional in the effect's input: a snapshot written without them restarts it without them.
         const r = await deps.router.route({ from: q.from, to: q.to, amountIn: q.amountIn, mode: 'optimal', allowlist: q.allowlist ?? [], blocklist: q.blocklist ?? [] });
         return { route: r.best, error: r.best ? null : 'No venue could quote the way back.', at: clock.now() };
       } catch (err) {

@@ -49,9 +49,9 @@ function usdPricesOf(prices: QuoteKindDeps['prices'], r: QuoteRequest, best: Pri
   return Object.fromEntries([...ids].map((id) => [id, prices.usdPrice(assetById(id))]));
 }
 
-/** A quote answers once and is asked again at most to be bound by an order, usually seconds later; kept in memory
- *  for the runtime's whole idle time, a busy edge's quotes (a thousand a second) made the heap and every garbage
- *  collection grow. An order made later restores the quote from its snapshot. */
+/** A quote answers once and is asked again at most to be bound by an order, usually seconds later. Kept in memory for
+ *  the runtime's whole idle time, a busy edge's quotes (a thousand a second) would grow the heap and every garbage
+ *  collection; an order made later restores the quote from its snapshot. */
 export const QUOTE_IDLE_MS = 2_000;
 
 const fail = (err: Error): Failure => ({ ok: false, error: toErrorData(err) });

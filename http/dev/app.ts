@@ -69,7 +69,7 @@ export function createDevApp(deps: DevDeps): Koa {
     const { now } = await deps.advanceClock(ms);
     ctx.body = { now: new Date(now).toISOString() };
   });
-  // An operator's hand on an order, as Family B's cancel will be the client's: not yet executing → cancelled and
+  // An operator's hand on an order, as Family B's cancel is the client's: not yet executing → cancelled and
   // refunded; stalled or frozen → unwound. 409 for an order executing or finished.
   router.post('/orders/:id/unwind', async (ctx) => {
     const id = (ctx.params.id ?? '').toLowerCase();

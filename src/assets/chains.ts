@@ -7,7 +7,7 @@ export const CHAINS: Readonly<Record<ChainName, Chain>> = {
   base: { name: 'base', kind: 'evm', evmChainId: 8453, nativeSymbol: 'ETH', opStack: true },
   arbitrum: { name: 'arbitrum', kind: 'evm', evmChainId: 42161, nativeSymbol: 'ETH' },
   // Robinhood Chain mainnet, an Arbitrum Orbit L2 with ETH for gas (docs.robinhood.com/chain/connecting lists
-  // mainnet 4663; 46630 is its testnet, which an earlier draft used).
+  // mainnet 4663; 46630 is its testnet, not this chain).
   robinhood: { name: 'robinhood', kind: 'evm', evmChainId: 4663, nativeSymbol: 'ETH' },
   // Ink (Kraken's OP Stack L2).
   ink: { name: 'ink', kind: 'evm', evmChainId: 57073, nativeSymbol: 'ETH', opStack: true },

@@ -1,7 +1,7 @@
 // In-process adapter of the bus port (embedded mode). A request and its reply are handed over as their makers built
 // them, deep-frozen, so neither side can change what the other holds (over NATS each side gets its own copy).
-// Copying them through the JSON codec instead cost a quote with candidates about a millisecond on the path between
-// its last venue answer and its HTTP answer, and an order creation a tenth of a millisecond for its command. With
+// They are not copied through the JSON codec: that costs a quote with candidates about a millisecond on the path
+// between its last venue answer and its HTTP answer, and an order creation a tenth of a millisecond. With
 // `verifyCodec` (the test suite's setting) every request and reply is also encoded and decoded as NATS would carry
 // it and must come back equal: one that would not survive NATS, or would arrive changed (an undefined field, a Map,
 // a Date), fails here first.
