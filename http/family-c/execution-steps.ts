@@ -1,7 +1,8 @@
 // The `executionSteps` of a Family C order: what the client runs to fund the order's deposit address, one step per
 // source chain kind (an ERC-20 or native transfer on an EVM chain, a Bitcoin payment, a HyperCore spot transfer signed
 // as EIP-712 typed data). Pure: the same input answers the same steps, so a re-read order shows the same steps.
-import { encodeFunctionData, erc20Abi, formatUnits, maxUint256 } from 'viem';
+import { encodeFunctionData, erc20Abi, maxUint256 } from 'viem';
+import { writeAmount } from '../../src/assets/amounts.js';
 import { CHAINS } from '../../src/assets/chains.js';
 import { validateAddress } from '../../src/assets/addresses.js';
 import type { Asset } from '../../src/assets/types.js';
@@ -181,8 +182,8 @@ function hyperCoreSpotSend(id: string, from: Asset, depositAddress: string, amou
       hyperliquidChain: 'Mainnet',
       destination: depositAddress.toLowerCase(),
       token: `${from.symbol}:${from.address}`,
-      // formatUnits writes the shortest form ("1.5", "1"), the form HyperCore's wire decimals take.
-      amount: formatUnits(amount, from.decimals),
+      // The shortest decimal form ("1.5", "1"), the form HyperCore's wire decimals take.
+      amount: writeAmount(amount, from, 'formatted'),
       time: now,
     },
     amount: amount.toString(),

@@ -3,8 +3,9 @@
 // so a sender short of the token mints the difference to itself first; a sender short of ETH is topped up with
 // anvil_setBalance. Prints the transaction hash and its block.
 import { parseArgs } from 'node:util';
-import { createPublicClient, createWalletClient, erc20Abi, getAddress, http, isAddress, parseUnits, type Address, type Hex } from 'viem';
+import { createPublicClient, createWalletClient, erc20Abi, getAddress, http, isAddress, type Address, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { parseAmount } from '../assets/amounts.js';
 import { findAsset } from '../assets/registry.js';
 import { CHAINS } from '../assets/chains.js';
 import { CHAIN_NAMES, type ChainName } from '../assets/types.js';
@@ -53,11 +54,10 @@ export async function runDevnet(args: string[], io: CliIo): Promise<number> {
   const to = getAddress(values.to);
   let amount: bigint;
   try {
-    amount = parseUnits(values.amount ?? '', asset.decimals);
-  } catch {
-    return fail(`--amount must be a decimal number of whole ${asset.symbol}`);
+    amount = parseAmount(values.amount ?? '', asset, 'formatted', '--amount');
+  } catch (err) {
+    return fail(`${(err as Error).message} (whole ${asset.symbol})`);
   }
-  if (!values.amount || amount <= 0n) return fail(`--amount must be a positive decimal number of whole ${asset.symbol}`);
   const key = (values['from-key'] ?? DEVNET_USER.privateKey) as Hex;
   if (!/^0x[0-9a-fA-F]{64}$/.test(key)) return fail('--from-key must be 0x and 64 hex digits');
   const url = values.rpc ?? devnetRpcUrl(chain);
