@@ -11,6 +11,7 @@ import type { ActorStore } from '../store/types.js';
 import { MINT_ACCOUNT, isUnbounded } from './accounts.js';
 import type { EvmChain } from './evm/ledger.js';
 import type { AccountReconciliation, SimChains } from './types.js';
+import { isInteger, isUnits, mapOf, readEntry, shapeOf } from '../store/stored-entry.js';
 
 /** Per real chain: the router accounts' balances and the books' internal sums when the router first used the chain
  *  (`Baseline`, JSON), the starting point of the accounts' reconciliation. */
@@ -24,6 +25,10 @@ interface Baseline {
   gas: string;
   books: Record<string, string>;
 }
+
+// The books' sums may be negative (an internal account paid out more than it took in): digits with an optional sign.
+const isSigned = (v: unknown): boolean => typeof v === 'string' && /^-?[0-9]+$/.test(v);
+const isBaseline = shapeOf<Baseline>({ block: isInteger, treasury: mapOf(isUnits), gas: isUnits, books: mapOf(isSigned) });
 
 const HOLDING_PREFIX = holdingAccount('');
 
@@ -83,7 +88,7 @@ export function routerAccounts(deps: RouterAccountsDeps): RouterAccounts {
     if (!p) {
       p = (async () => {
         const stored = await store.getKey(BASELINE_SPACE, evm.chain);
-        if (stored) return JSON.parse(stored) as Baseline;
+        if (stored) return readEntry(stored, `${BASELINE_SPACE}/${evm.chain}`, isBaseline);
         const block = await evm.height();
         const treasuryHeld: Record<string, string> = {};
         for (const asset of assetsOf(evm)) treasuryHeld[asset] = String(await balanceAt(evm, treasury, asset, block));
@@ -111,7 +116,7 @@ export function routerAccounts(deps: RouterAccountsDeps): RouterAccounts {
     // its accounts hold only what they held before it: nothing to reconcile.
     const stored = await store.getKey(BASELINE_SPACE, evm.chain);
     if (!stored) return [];
-    const base = JSON.parse(stored) as Baseline;
+    const base = readEntry(stored, `${BASELINE_SPACE}/${evm.chain}`, isBaseline);
     const block = await evm.height();
     const signed = await evm.signed();
     const sums = await internalSums(evm.chain);

@@ -33,6 +33,7 @@ import { opStackL1Fee, receiptL1Fee } from './l1-fee.js';
 import { MinedSends, type MinedAgain, type UnrestoredSend } from './mined-sends.js';
 import { NonceManager, Locks } from './nonces.js';
 import { FEE_TOO_LOW, classifyBroadcastError, mapLimit, rpcError, rpcReason, sleep, type BroadcastOutcome } from './rpc.js';
+import { arrayOf, isInteger, isString, isUnits, optional, readEntry, shapeOf } from '../../store/stored-entry.js';
 
 export const OUTBOX_SPACE = 'evm-outbox';
 /** Per chain, every outbox key signed on it, in signing order (`<chain>|n` → count, `<chain>|<i>` → key): what the
@@ -139,6 +140,12 @@ export interface Replacement {
   /** Epoch ms of signing. */
   at: number;
 }
+
+const isReplacement = shapeOf<Replacement>({ hash: isString, raw: isString, at: isInteger });
+const isOutboxEntry = shapeOf<OutboxEntry>({
+  v: (x) => x === 1, chain: isString, key: isString, asset: isString, from: isString, to: isString, amount: isUnits,
+  nonce: isInteger, hash: isString, raw: isString, at: isInteger, replacements: optional(arrayOf(isReplacement)),
+});
 
 /** Replacements of one send at most: each raises the fees by at least REPLACEMENT_BUMP. */
 export const MAX_REPLACEMENTS = 5;
@@ -493,7 +500,7 @@ export function openEvmChain(opts: EvmChainOptions): EvmChain {
 
   async function outboxEntry(key: string): Promise<OutboxEntry | null> {
     const raw = await store.getKey(OUTBOX_SPACE, key);
-    return raw ? (JSON.parse(raw) as OutboxEntry) : null;
+    return raw ? readEntry(raw, `${OUTBOX_SPACE}/${key}`, isOutboxEntry) : null;
   }
 
   /** Appends a key to the chain's signed list, one append at a time (accounts sign concurrently). */

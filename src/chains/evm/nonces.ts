@@ -4,6 +4,7 @@
 // (the process stopped between reserving and storing) is filled, and no later transaction waits behind a gap.
 import { ConfigError } from '../../errors.js';
 import type { ActorStore } from '../../store/types.js';
+import { isInteger, isString, mapOf, readEntry, shapeOf } from '../../store/stored-entry.js';
 
 export const NONCE_SPACE = 'evm-nonce';
 /** Reservations older than this many nonces are dropped from the record: they were mined long ago. */
@@ -17,6 +18,8 @@ interface NonceRecord {
   /** nonce → idempotency key of the transfer it was reserved for. */
   reserved: Record<string, string>;
 }
+
+const isNonceRecord = shapeOf<NonceRecord>({ next: isInteger, reserved: mapOf(isString) });
 
 export interface NonceDeps {
   store: Pick<ActorStore, 'getKey' | 'putKey'>;
@@ -75,7 +78,7 @@ export class NonceManager {
 
   private async load(account: string): Promise<NonceRecord> {
     const raw = await this.deps.store.getKey(NONCE_SPACE, this.storeKey(account));
-    const stored: NonceRecord = raw ? (JSON.parse(raw) as NonceRecord) : { next: 0, reserved: {} };
+    const stored: NonceRecord = raw ? readEntry(raw, `${NONCE_SPACE}/${this.storeKey(account)}`, isNonceRecord) : { next: 0, reserved: {} };
     const pending = await this.deps.pendingCount(account);
     if (stored.next - pending > MAX_RECOVER) {
       throw new ConfigError(
