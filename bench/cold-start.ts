@@ -22,6 +22,7 @@ const GAPS_MS = [1, 5, 50, 1_500];
 const dataDir = mkdtempSync(join(tmpdir(), 'router-bench-cold-'));
 const config = loadConfig({ ...process.env, ROUTER_DATA_DIR: dataDir, ROUTER_LOG_LEVEL: 'silent', ROUTER_SIM_LATENCY_SCALE: '0', ROUTER_SIM_FAILURES: 'off' });
 const service = await createEmbeddedService(config, { logger: createLogger('silent') });
+await service.start();
 const request = toQuoteRequest({ from: 'base.usdc', to: 'arbitrum.usdc', from_amount: '2500', return_full_route: true, include_candidates: true });
 const quote: Quote = await service.bus.request({ kind: 'quote', id: crypto.randomUUID() }, { type: 'quote.request', request });
 

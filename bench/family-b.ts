@@ -56,6 +56,7 @@ async function serve(): Promise<void> {
     ROUTER_DATA_DIR: dataDir,
   });
   const service = await createEmbeddedService(config, { logger: createLogger('silent') });
+  await service.start();
   const listen = (app: typeof service.appA) =>
     new Promise<number>((res) => {
       const server: Server = app.listen(0, '127.0.0.1', () => {

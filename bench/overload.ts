@@ -169,6 +169,7 @@ if (mode === 'serve') {
   const { createEmbeddedService } = await import('../src/service.js');
   const config = loadConfig({ ...process.env, ROUTER_LOG_LEVEL: 'silent', ROUTER_DEV_LISTENER: 'off' });
   const service = await createEmbeddedService(config, { logger: createLogger('silent') });
+  await service.start();
   const server = service.appA.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const addr = server.address();

@@ -20,6 +20,7 @@ async function serveService(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'router-bench-orders-'));
   const config = loadConfig({ ...process.env, ...BASE_ENV, ROUTER_DATA_DIR: dataDir });
   const service = await createEmbeddedService(config, { logger: createLogger('silent') });
+  await service.start();
   const server = service.appA.listen(0, '127.0.0.1', () => {
     const addr = server.address();
     process.stdout.write(JSON.stringify({ port: typeof addr === 'object' && addr ? addr.port : 0, dataDir }) + '\n');
@@ -35,7 +36,9 @@ async function serveService(): Promise<void> {
 /** The embedded service with a short passivation delay (ROUTER_IDLE_MS), so the orders leave memory within the run. */
 async function serviceWithIdle(dataDir: string, idleMs: number) {
   const config = loadConfig({ ...process.env, ...BASE_ENV, ROUTER_DATA_DIR: dataDir, ROUTER_IDLE_MS: String(idleMs) });
-  return createEmbeddedService(config, { logger: createLogger('silent') });
+  const service = await createEmbeddedService(config, { logger: createLogger('silent') });
+  await service.start();
+  return service;
 }
 
 interface Mem { rss: number; heapUsed: number; external: number }

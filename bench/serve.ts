@@ -52,6 +52,7 @@ if (kind === 'bare') {
   const dataDir = mkdtempSync(join(process.env.BENCH_DATA_ROOT ?? tmpdir(), 'router-bench-'));
   const config = loadConfig({ ...process.env, ROUTER_DATA_DIR: dataDir, ROUTER_LOG_LEVEL: 'silent' });
   const service = await createEmbeddedService(config, { logger: createLogger('silent') });
+  await service.start();
   app = service.appA;
 } else {
   throw new Error('usage: serve.ts echo|service|bare');

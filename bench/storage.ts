@@ -119,6 +119,7 @@ if (process.argv[2] === 'serve') {
   const { createEmbeddedService } = await import('../src/service.js');
   const config = loadConfig({ ...process.env, ROUTER_LOG_LEVEL: 'silent' });
   const service = await createEmbeddedService(config, { logger: createLogger('silent') });
+  await service.start();
   const port = async (app: typeof service.appA) => {
     const server = app.listen(0, '127.0.0.1');
     await once(server, 'listening');

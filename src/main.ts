@@ -9,7 +9,7 @@ import { createWorker } from './cluster/worker.js';
 import { loadConfig, type Config } from './config.js';
 import { ConfigError } from './errors.js';
 import { createLogger, type Logger } from './log.js';
-import { createEmbeddedService } from './service.js';
+import { createEmbeddedService, type EmbeddedService } from './service.js';
 
 const VERSION = '0.2.47';
 const MODES = ['embedded', 'worker', 'edge'] as const;
@@ -50,6 +50,13 @@ function onSignals(logger: Logger, servers: Server[], close: () => Promise<void>
   process.on('SIGINT', () => void stop('SIGINT'));
 }
 
+/** The embedded service, built and running (it takes messages before its ports listen). */
+async function startedEmbedded(config: Config, logger: Logger): Promise<EmbeddedService> {
+  const service = await createEmbeddedService(config, { logger });
+  await service.start();
+  return service;
+}
+
 async function main(): Promise<void> {
   const mode = (process.argv[2] ?? 'embedded') as Mode;
   if (!MODES.includes(mode)) {
@@ -82,10 +89,7 @@ async function main(): Promise<void> {
     return;
   }
 
-  const built =
-    mode === 'edge'
-      ? await createEdge(config, { logger, devListener: config.dev.requested })
-      : await createEmbeddedService(config, { logger });
+  const built = mode === 'edge' ? await createEdge(config, { logger, devListener: config.dev.requested }) : await startedEmbedded(config, logger);
   const a = await listen(built.appA, config.portA, config.host);
   const b = await listen(built.appB, config.portB, config.host);
   const c = await listen(built.appC, config.portC, config.host);

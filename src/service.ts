@@ -46,6 +46,9 @@ export interface EmbeddedService {
   clock: ManualClock;
   /** This process's Prometheus registry, served as GET /metrics on the dev listener. */
   metrics: Metrics;
+  /** Start taking messages, firing durable wake-ups, polling deposits and sweeping old quotes (the entry point
+   *  runs it once, before it listens). */
+  start(): Promise<void>;
   /** Stop taking messages, finish in-flight work, flush snapshots, close the store. */
   close(): Promise<void>;
 }
@@ -147,14 +150,10 @@ export async function createEmbeddedService(
     onPassivate: (ref) => metrics.actorsPassivated.inc({ kind: ref.kind }),
   });
   metrics.observeActorsInMemory(runtime.activeCount);
-  // One process holds every actor: `quote.order` binds and creates here, without a second message.
-  const stopServing = await bus.serve(withOrderPlacement(runtime, { holds: () => true, bus, limits: config.orders.maxDeposit }));
-  runtime.start();
-  deposits.start(config.depositPollMs);
   const janitor = createQuoteJanitor({
     store, clock, logger: opts.logger, retentionMs: config.retention.quoteRetentionMs, idleMs: config.cluster.idleMs, everyMs: config.retention.sweepMs,
   });
-  janitor.start();
+  let stopServing: (() => Promise<void>) | null = null;
   // One guard for the three families: the cap is this process's, and a client is one client on any port.
   const guard = meteredGuard(metrics, (hooks) => createEdgeGuard(config.overload, hooks));
   // The quotes this process issued: an order made from one needs no round trip to read it back.
@@ -212,10 +211,18 @@ export async function createEmbeddedService(
     store,
     clock,
     metrics,
+    async start() {
+      if (stopServing) return;
+      // One process holds every actor: `quote.order` binds and creates here, without a second message.
+      stopServing = await bus.serve(withOrderPlacement(runtime, { holds: () => true, bus, limits: config.orders.maxDeposit }));
+      runtime.start();
+      deposits.start(config.depositPollMs);
+      janitor.start();
+    },
     async close() {
       await janitor.stop();
       await deposits.stop();
-      await stopServing();
+      await stopServing?.();
       await runtime.drain();
       await bus.close();
       await chains.close();

@@ -222,6 +222,7 @@ describe('Logs cannot be amplified: bytes a client sends after its request are l
       },
     });
     service = await createEmbeddedService(config, { logger: createLogger(config.logLevel, sink) });
+    await service.start();
   });
   afterAll(async () => {
     await service.close();

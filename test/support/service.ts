@@ -35,6 +35,7 @@ export async function startService(env: Record<string, string> = {}, dataDir?: s
     ...env,
   });
   const service = await createEmbeddedService(config, { logger: createLogger(config.logLevel, logTo) });
+  await service.start();
   const server: Server = service.appA.listen(0, '127.0.0.1');
   await new Promise((r) => server.once('listening', r));
   const addr = server.address();

@@ -43,6 +43,7 @@ describe('Embedded mode creates a private data dir', () => {
       });
       await withUmask(mask, async () => {
         const service = await createEmbeddedService(config, { logger: createLogger('silent') });
+        await service.start();
         try {
           // A write, so the WAL is in use while the files are looked at.
           await service.store.putKey('modes', 'k', 'v');
