@@ -1,5 +1,6 @@
-// A `router admin` command line becomes one request of the admin subject (its subject, body and renderer), or a
-// usage error, before any connection is made.
+// A `router admin` command line becomes one request of the admin subject (its subject, body and renderer), a local
+// audit, or a usage error, before any connection is made.
+import { parseArgs } from 'node:util';
 import { ACTORS_LIMIT, ADMIN_SUBJECTS, type AdminAnswer, type AdminAuditAnswer, type AdminEndpoint } from '../protocol/admin.js';
 import { decodeJson } from '../store/codec.js';
 import { renderActor, renderActors, renderCounts, renderShards } from './admin-render.js';
@@ -7,6 +8,55 @@ import { auditExitCode, renderAudit } from './audit.js';
 
 /** A command line the CLI cannot make a request of: exit 2 with the usage. */
 export class UsageError extends Error {}
+
+export const ADMIN_USAGE = `usage: router admin <command> [--json]
+  actor <kind> <id>         one actor: state, context, history with times
+  actors <kind>             actors of a kind (quote | order) by id; --status s (repeatable), --limit n (1-500,
+                            default 50), --after id (the "more:" cursor of the previous page)
+  shards                    every shard with its owner and epoch; live workers
+  counts                    actors per kind and status; workers
+  audit                     the money audit: per chain and asset, what arrived at deposit addresses beside what
+                            was delivered, refunded, paid in costs and is held; --data-dir dir audits an embedded
+                            data dir in this process instead (no NATS; the service may be running)
+  services                  router-admin instances (standard service discovery)
+  --json                    the raw answer instead of text
+exit codes: 0 answered (audit: clean), 1 error answer, no instance or an audit that is not clean, 2 usage,
+3 NATS unreachable or permission refused`;
+
+/** A command line, read: the usage asked for, or what to do (`call` null: list the admin service's instances). */
+export type AdminCommandLine =
+  | { help: true }
+  | { help: false; call: Call | null; json: boolean; dataDir: string | undefined };
+
+/** Reads `router admin ...` (the arguments after `admin`). @throws UsageError */
+export function readAdminCommandLine(args: string[]): AdminCommandLine {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        json: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+        status: { type: 'string', multiple: true },
+        limit: { type: 'string' },
+        after: { type: 'string' },
+        'data-dir': { type: 'string' },
+      },
+    });
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return { help: true };
+  const [command = '', ...rest] = positionals;
+  let call: Call | null = null;
+  if (command !== 'services') call = planCall(command, rest, values);
+  else if (rest.length || values.status || values.limit || values.after) throw new UsageError('admin services takes no arguments.');
+  if (values['data-dir'] !== undefined && command !== 'audit') throw new UsageError('--data-dir belongs to `admin audit`.');
+  return { help: false, call, json: values.json === true, dataDir: values['data-dir'] };
+}
 
 /** One request of the admin subject, and how its answer is shown. */
 export interface Call {

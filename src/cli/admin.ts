@@ -2,7 +2,6 @@
 // text (or the raw JSON with --json). The subjects and wire shapes of the admin subject are in src/protocol/admin.ts,
 // which the service reads too; a command line becomes a request in admin-args.ts, and an answer text in
 // admin-render.ts. This file holds the connection: discovery, the request, and what NATS failures mean.
-import { parseArgs } from 'node:util';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { ServiceErrorCodeHeader, ServiceErrorHeader, type ServiceInfo, type ServiceStats } from '@nats-io/services';
 import { svcm } from '../bus/nats-services.js';
@@ -10,22 +9,8 @@ import { NATS_USERS } from '../cluster/nats-server.js';
 import { loadConfig, type Config } from '../config.js';
 import { ADMIN_SERVICE_NAME, type AdminErrorAnswer } from '../protocol/admin.js';
 import { decodeJson, encodeJson } from '../store/codec.js';
-import { planCall, UsageError, type Call } from './admin-args.js';
+import { ADMIN_USAGE, readAdminCommandLine, UsageError, type AdminCommandLine } from './admin-args.js';
 import { renderServices, type ServiceInstance } from './admin-render.js';
-
-export const ADMIN_USAGE = `usage: router admin <command> [--json]
-  actor <kind> <id>         one actor: state, context, history with times
-  actors <kind>             actors of a kind (quote | order) by id; --status s (repeatable), --limit n (1-500,
-                            default 50), --after id (the "more:" cursor of the previous page)
-  shards                    every shard with its owner and epoch; live workers
-  counts                    actors per kind and status; workers
-  audit                     the money audit: per chain and asset, what arrived at deposit addresses beside what
-                            was delivered, refunded, paid in costs and is held; --data-dir dir audits an embedded
-                            data dir in this process instead (no NATS; the service may be running)
-  services                  router-admin instances (standard service discovery)
-  --json                    the raw answer instead of text
-exit codes: 0 answered (audit: clean), 1 error answer, no instance or an audit that is not clean, 2 usage,
-3 NATS unreachable or permission refused`;
 
 export interface CliIo {
   out(text: string): void;
@@ -67,45 +52,23 @@ async function discover(nc: NatsConnection): Promise<ServiceInstance[]> {
 
 /** Runs `router admin ...` (args after `admin`); returns the exit code. */
 export async function runAdmin(args: string[], io: CliIo, env?: Record<string, string | undefined>): Promise<number> {
-  let parsed;
+  let line: AdminCommandLine;
   try {
-    parsed = parseArgs({
-      args,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        json: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-        status: { type: 'string', multiple: true },
-        limit: { type: 'string' },
-        after: { type: 'string' },
-        'data-dir': { type: 'string' },
-      },
-    });
-  } catch (e) {
-    io.err(`${(e as Error).message}\n${ADMIN_USAGE}`);
-    return 2;
-  }
-  const { values, positionals } = parsed;
-  if (values.help) {
-    io.out(ADMIN_USAGE);
-    return 0;
-  }
-  const [command = '', ...rest] = positionals;
-  let call: Call | null = null;
-  try {
-    if (command !== 'services') call = planCall(command, rest, values);
-    else if (rest.length || values.status || values.limit || values.after) throw new UsageError('admin services takes no arguments.');
-    if (values['data-dir'] !== undefined && command !== 'audit') throw new UsageError('--data-dir belongs to `admin audit`.');
+    line = readAdminCommandLine(args);
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
     io.err(`${e.message}\n${ADMIN_USAGE}`);
     return 2;
   }
-  if (values['data-dir'] !== undefined) {
+  if (line.help) {
+    io.out(ADMIN_USAGE);
+    return 0;
+  }
+  const { call, json, dataDir } = line;
+  if (dataDir !== undefined) {
     // Loaded only here: the local audit brings the actor host's modules, which the other commands do not need.
     const { runLocalAudit } = await import('./audit-local.js');
-    return runLocalAudit(values['data-dir'], { json: values.json === true, ...(env ? { env } : {}) }, io);
+    return runLocalAudit(dataDir, { json, ...(env ? { env } : {}) }, io);
   }
 
   let config: Config;
@@ -132,7 +95,7 @@ export async function runAdmin(args: string[], io: CliIo, env?: Record<string, s
   try {
     if (!call) {
       const instances = await discover(nc);
-      io.out(values.json ? JSON.stringify(instances) : renderServices(instances));
+      io.out(json ? JSON.stringify(instances) : renderServices(instances));
       return instances.length ? 0 : 1;
     }
     const msg = await nc.request(call.subject, encodeJson(call.body), { timeout: call.timeoutMs ?? 10_000 });
@@ -146,11 +109,11 @@ export async function runAdmin(args: string[], io: CliIo, env?: Record<string, s
       } catch {
         // an error raised by the services library itself carries no body; the headers say enough
       }
-      if (values.json) io.out(body ? msg.string() : JSON.stringify({ error: { code: status, message: description } }));
+      if (json) io.out(body ? msg.string() : JSON.stringify({ error: { code: status, message: description } }));
       else io.err(`error ${body?.error?.code ?? status}: ${body?.error?.message ?? description}`);
       return 1;
     }
-    io.out(values.json ? msg.string() : call.render(msg.string()));
+    io.out(json ? msg.string() : call.render(msg.string()));
     return call.exitCode?.(msg.string()) ?? 0;
   } catch (e) {
     const nats = natsFailure(e, who);

@@ -1,7 +1,8 @@
 #!/usr/bin/env -S npx tsx
 // The `router` command line (package.json "bin"; `npm run router -- admin shards`). Subcommands dispatch to
 // their module: `admin` (the cluster's admin service) and `devnet` (transactions on the devnet's chains).
-import { ADMIN_USAGE, runAdmin, type CliIo } from './admin.js';
+import { ADMIN_USAGE } from './admin-args.js';
+import { runAdmin, type CliIo } from './admin.js';
 import { DEVNET_USAGE, runDevnet } from './devnet-send.js';
 
 const USAGE = `usage: router <command>\n  admin <command>   read the cluster through the router-admin NATS service (router admin --help)\n  devnet send …     pay an address on a devnet chain (npm run devnet) from a dev account`;
