@@ -154,6 +154,7 @@ export async function createEmbeddedService(
     store, clock, logger: opts.logger, retentionMs: config.retention.quoteRetentionMs, idleMs: config.cluster.idleMs, everyMs: config.retention.sweepMs,
   });
   let stopServing: (() => Promise<void>) | null = null;
+  let started: Promise<void> | null = null;
   // One guard for the three families: the cap is this process's, and a client is one client on any port.
   const guard = meteredGuard(metrics, (hooks) => createEdgeGuard(config.overload, hooks));
   // The quotes this process issued: an order made from one needs no round trip to read it back.
@@ -211,13 +212,16 @@ export async function createEmbeddedService(
     store,
     clock,
     metrics,
-    async start() {
-      if (stopServing) return;
-      // One process holds every actor: `quote.order` binds and creates here, without a second message.
-      stopServing = await bus.serve(withOrderPlacement(runtime, { holds: () => true, bus, limits: config.orders.maxDeposit }));
-      runtime.start();
-      deposits.start(config.depositPollMs);
-      janitor.start();
+    start() {
+      // Once: a second call (or one made while the first runs) answers the first one's outcome.
+      started ??= (async () => {
+        // One process holds every actor: `quote.order` binds and creates here, without a second message.
+        stopServing = await bus.serve(withOrderPlacement(runtime, { holds: () => true, bus, limits: config.orders.maxDeposit }));
+        runtime.start();
+        deposits.start(config.depositPollMs);
+        janitor.start();
+      })();
+      return started;
     },
     async close() {
       await janitor.stop();
