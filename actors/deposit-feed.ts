@@ -20,7 +20,7 @@ import type { Logger } from '../src/log.js';
 import { isInternalAccount } from '../src/orders/money.js';
 import type { OrderDeposit, OrderDepositVanished } from '../src/protocol/index.js';
 import type { ActorStore, KeyEntry } from '../src/store/types.js';
-import { isString, readEntry, shapeOf } from '../src/store/stored-entry.js';
+import { getEntry, isString, shapeOf } from '../src/store/stored-entry.js';
 
 /** The entry of a deposit address: the order that owns it and the asset it expects. */
 const isOwner = shapeOf<{ orderId: string; asset: AssetId }>({ orderId: isString, asset: isString });
@@ -138,8 +138,7 @@ export function createDepositFeed(deps: DepositFeedDeps): DepositFeed {
 
   /** The owner of a deposit address and the asset it expects, or null for an address no order owns. */
   async function ownerOf(chain: ChainName, address: string): Promise<{ orderId: string; asset: AssetId } | null> {
-    const owner = await store.getKey(ADDRESSES, addressKey(chain, address));
-    return owner ? readEntry(owner, `${ADDRESSES}/${addressKey(chain, address)}`, isOwner) : null;
+    return getEntry(store, ADDRESSES, addressKey(chain, address), isOwner);
   }
 
   /** The order owning `address` on another chain sharing `chain`'s addresses (another EVM chain for an EVM one). A scan

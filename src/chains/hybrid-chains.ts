@@ -30,7 +30,7 @@ import type { AccountReconciliation, ChainLedger, GasDeskSpend, Deposit, Reorg, 
 import { gasDesk } from './gas-desk.js';
 import { isInternalAccount, routerAccounts } from './router-accounts.js';
 import { WatchHub } from './watch-hub.js';
-import { arrayOf, isBoolean, isInteger, isString, isUnits, nullable, optional, readEntry, shapeOf } from '../store/stored-entry.js';
+import { arrayOf, getEntry, isBoolean, isInteger, isString, isUnits, nullable, optional, shapeOf } from '../store/stored-entry.js';
 
 /** Bookkeeping key → the real transaction it was booked for: `{ txId, block }`. */
 export const REAL_TX_SPACE = 'evm-real-tx';
@@ -109,15 +109,14 @@ interface BookedDeposit {
 }
 
 const isRealTx = shapeOf<RealTx>({ txId: isString, block: isInteger, vanished: optional((v) => v === true) });
-const isKeyList = (v: unknown): v is string[] => arrayOf(isString)(v);
-const isBookedDeposits = (v: unknown): v is BookedDeposit[] =>
-  arrayOf(
-    shapeOf<BookedDeposit>({
-      base: isString, key: isString, id: optional(isString), txId: isString, block: isInteger, blockHash: isString,
-      transferIndex: nullable(isInteger), callIndex: optional(isInteger), from: isString, to: isString, asset: isString,
-      amount: isUnits, vanished: isBoolean,
-    }),
-  )(v);
+const isKeyList = arrayOf(isString);
+const isBookedDeposits = arrayOf(
+  shapeOf<BookedDeposit>({
+    base: isString, key: isString, id: optional(isString), txId: isString, block: isInteger, blockHash: isString,
+    transferIndex: nullable(isInteger), callIndex: optional(isInteger), from: isString, to: isString, asset: isString,
+    amount: isUnits, vanished: isBoolean,
+  }),
+);
 
 /**
  * The ids of deposits read from a real chain (in scan order, whole blocks: within a transaction its own value, its
@@ -187,13 +186,11 @@ export function openHybridChains(opts: HybridChainsOptions): HybridChains {
   // ------------------------------------------------------------------ real transaction map
 
   async function realTxOf(key: string): Promise<RealTx | null> {
-    const raw = await store.getKey(REAL_TX_SPACE, key);
-    return raw ? readEntry(raw, `${REAL_TX_SPACE}/${key}`, isRealTx) : null;
+    return getEntry(store, REAL_TX_SPACE, key, isRealTx);
   }
 
   async function keysOf(txId: string): Promise<string[]> {
-    const raw = await store.getKey(REAL_KEYS_SPACE, txId.toLowerCase());
-    return raw ? readEntry(raw, `${REAL_KEYS_SPACE}/${txId.toLowerCase()}`, isKeyList) : [];
+    return (await getEntry(store, REAL_KEYS_SPACE, txId.toLowerCase(), isKeyList)) ?? [];
   }
 
   /** Written before the bookkeeping transfer, so a booked transfer on a real chain always finds its transaction. */
@@ -341,8 +338,7 @@ export function openHybridChains(opts: HybridChainsOptions): HybridChains {
   // ------------------------------------------------------------------ reorgs
 
   async function recentDeposits(chain: ChainName): Promise<BookedDeposit[]> {
-    const raw = await store.getKey(RECENT_DEPOSITS_SPACE, chain);
-    return raw ? readEntry(raw, `${RECENT_DEPOSITS_SPACE}/${chain}`, isBookedDeposits) : [];
+    return (await getEntry(store, RECENT_DEPOSITS_SPACE, chain, isBookedDeposits)) ?? [];
   }
 
   /** Adds (or, mined again, replaces) deposits among the chain's recent ones, dropping those beyond any reorg check. */

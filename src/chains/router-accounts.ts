@@ -11,7 +11,7 @@ import type { ActorStore } from '../store/types.js';
 import { MINT_ACCOUNT, isUnbounded } from './accounts.js';
 import type { EvmChain } from './evm/ledger.js';
 import type { AccountReconciliation, SimChains } from './types.js';
-import { isInteger, isUnits, mapOf, readEntry, shapeOf } from '../store/stored-entry.js';
+import { getEntry, isInteger, isUnits, mapOf, shapeOf } from '../store/stored-entry.js';
 
 /** Per real chain: the router accounts' balances and the books' internal sums when the router first used the chain
  *  (`Baseline`, JSON), the starting point of the accounts' reconciliation. */
@@ -87,8 +87,8 @@ export function routerAccounts(deps: RouterAccountsDeps): RouterAccounts {
     let p = baselines.get(evm.chain);
     if (!p) {
       p = (async () => {
-        const stored = await store.getKey(BASELINE_SPACE, evm.chain);
-        if (stored) return readEntry(stored, `${BASELINE_SPACE}/${evm.chain}`, isBaseline);
+        const stored = await getEntry(store, BASELINE_SPACE, evm.chain, isBaseline);
+        if (stored) return stored;
         const block = await evm.height();
         const treasuryHeld: Record<string, string> = {};
         for (const asset of assetsOf(evm)) treasuryHeld[asset] = String(await balanceAt(evm, treasury, asset, block));
@@ -114,9 +114,8 @@ export function routerAccounts(deps: RouterAccountsDeps): RouterAccounts {
   async function reconcileChain(evm: EvmChain): Promise<AccountReconciliation[]> {
     // Read, never written here: the audit only reads. No baseline yet means the router never sent on this chain, so
     // its accounts hold only what they held before it: nothing to reconcile.
-    const stored = await store.getKey(BASELINE_SPACE, evm.chain);
-    if (!stored) return [];
-    const base = readEntry(stored, `${BASELINE_SPACE}/${evm.chain}`, isBaseline);
+    const base = await getEntry(store, BASELINE_SPACE, evm.chain, isBaseline);
+    if (!base) return [];
     const block = await evm.height();
     const signed = await evm.signed();
     const sums = await internalSums(evm.chain);

@@ -6,7 +6,7 @@ import { once } from 'node:events';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { connect as tcpConnect } from 'node:net';
 import { join, resolve } from 'node:path';
-import { assertPortFree, freePort, onFreshPorts } from './ports.js';
+import { assertPortFree, onAskedOrFreePort } from './ports.js';
 
 export interface NatsServer {
   url: string;
@@ -48,8 +48,7 @@ async function waitForPort(port: number, child: ChildProcess, timeoutMs: number)
  * the server listens is replaced by a fresh one.
  */
 export async function startNatsServer(opts: { dir: string; port?: number; confFile?: string; bin?: string }): Promise<NatsServer> {
-  if (opts.port !== undefined) return startNatsServerOn(opts.port, opts);
-  return onFreshPorts(async () => startNatsServerOn(await freePort(), opts));
+  return onAskedOrFreePort(opts.port, (port) => startNatsServerOn(port, opts));
 }
 
 async function startNatsServerOn(port: number, opts: { dir: string; confFile?: string; bin?: string }): Promise<NatsServer> {

@@ -57,3 +57,9 @@ export async function onFreshPorts<T>(attempt: () => Promise<T>): Promise<T> {
     }
   }
 }
+
+/** Runs `launch` on the asked port, or on a free one chosen here (onFreshPorts: another is chosen if it is taken). */
+export function onAskedOrFreePort<T>(asked: number | undefined, launch: (port: number) => Promise<T>): Promise<T> {
+  if (asked !== undefined) return launch(asked);
+  return onFreshPorts(async () => launch(await freePort()));
+}

@@ -4,10 +4,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import { createEmbeddedService } from '../../src/service.js';
 import { toQuoteRequest } from '../../http/family-a/quote.js';
+import { testServiceConfig } from '../support/service.js';
 
 const QUOTE_BODY = toQuoteRequest({ from: 'base.usdc', to: 'arbitrum.usdc', from_amount: '1000', return_full_route: true });
 
@@ -16,7 +16,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('The embedded service: built, then started once', () => {
   it('built, a quote is not answered; start() called twice at once serves once, and the quote is answered', async () => {
-    const config = loadConfig({ ROUTER_DATA_DIR: dir, ROUTER_SIM_LATENCY_SCALE: '0', ROUTER_SIM_FAILURES: 'off', ROUTER_LOG_LEVEL: 'silent', ROUTER_DEV_LISTENER: 'off' });
+    const config = testServiceConfig(dir, { ROUTER_DEV_LISTENER: 'off' });
     const service = await createEmbeddedService(config, { logger: createLogger('silent') });
     try {
       const before = await service.bus.request({ kind: 'quote', id: 'q-before' }, { type: 'quote.request', request: QUOTE_BODY }).then(

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig, type Config } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import { createEmbeddedService, type EmbeddedService } from '../../src/service.js';
 
@@ -21,10 +21,9 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
-/** `logTo`: where the service's log lines go (its level is ROUTER_LOG_LEVEL, `silent` unless set); stdout otherwise. */
-export async function startService(env: Record<string, string> = {}, dataDir?: string, logTo?: NodeJS.WritableStream): Promise<RunningService> {
-  const dir = dataDir ?? mkdtempSync(join(tmpdir(), 'router-svc-'));
-  const config = loadConfig({
+/** The tests' embedded config on `dir`: instant venues without failures, silent, no shedding on lag; `env` wins. */
+export function testServiceConfig(dir: string, env: Record<string, string> = {}): Config {
+  return loadConfig({
     ROUTER_DATA_DIR: dir,
     ROUTER_SIM_LATENCY_SCALE: '0',
     ROUTER_SIM_FAILURES: 'off',
@@ -34,6 +33,12 @@ export async function startService(env: Record<string, string> = {}, dataDir?: s
     ROUTER_SHED_TURN_BUDGET_MS: '0',
     ...env,
   });
+}
+
+/** `logTo`: where the service's log lines go (its level is ROUTER_LOG_LEVEL, `silent` unless set); stdout otherwise. */
+export async function startService(env: Record<string, string> = {}, dataDir?: string, logTo?: NodeJS.WritableStream): Promise<RunningService> {
+  const dir = dataDir ?? mkdtempSync(join(tmpdir(), 'router-svc-'));
+  const config = testServiceConfig(dir, env);
   const service = await createEmbeddedService(config, { logger: createLogger(config.logLevel, logTo) });
   await service.start();
   const server: Server = service.appA.listen(0, '127.0.0.1');

@@ -7,7 +7,7 @@ import { once } from 'node:events';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { assertPortFree, freePort, onFreshPorts } from '../../cluster/ports.js';
+import { assertPortFree, onAskedOrFreePort } from '../../cluster/ports.js';
 import type { Logger } from '../../log.js';
 
 /** anvil's default dev mnemonic: the accounts below are funded with 10,000 ETH on every node started without `mnemonic`. */
@@ -144,8 +144,7 @@ async function waitForChainId(url: string, chainId: number, child: ChildProcess,
  * listens is replaced by a fresh one.
  */
 export async function startAnvil(opts: StartAnvilOptions): Promise<AnvilNode> {
-  if (opts.port !== undefined) return startAnvilOn(opts.port, opts);
-  return onFreshPorts(async () => startAnvilOn(await freePort(), opts));
+  return onAskedOrFreePort(opts.port, (port) => startAnvilOn(port, opts));
 }
 
 async function startAnvilOn(port: number, opts: StartAnvilOptions): Promise<AnvilNode> {

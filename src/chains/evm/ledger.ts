@@ -33,7 +33,7 @@ import { opStackL1Fee, receiptL1Fee } from './l1-fee.js';
 import { MinedSends, type MinedAgain, type UnrestoredSend } from './mined-sends.js';
 import { NonceManager, Locks } from './nonces.js';
 import { FEE_TOO_LOW, classifyBroadcastError, mapLimit, rpcError, rpcReason, sleep, type BroadcastOutcome } from './rpc.js';
-import { arrayOf, isInteger, isString, isUnits, optional, readEntry, shapeOf } from '../../store/stored-entry.js';
+import { arrayOf, getEntry, isInteger, isString, isUnits, optional, shapeOf } from '../../store/stored-entry.js';
 
 export const OUTBOX_SPACE = 'evm-outbox';
 /** Per chain, every outbox key signed on it, in signing order (`<chain>|n` → count, `<chain>|<i>` → key): what the
@@ -499,8 +499,7 @@ export function openEvmChain(opts: EvmChainOptions): EvmChain {
   }
 
   async function outboxEntry(key: string): Promise<OutboxEntry | null> {
-    const raw = await store.getKey(OUTBOX_SPACE, key);
-    return raw ? readEntry(raw, `${OUTBOX_SPACE}/${key}`, isOutboxEntry) : null;
+    return getEntry(store, OUTBOX_SPACE, key, isOutboxEntry);
   }
 
   /** Appends a key to the chain's signed list, one append at a time (accounts sign concurrently). */

@@ -4,7 +4,7 @@
 // (the process stopped between reserving and storing) is filled, and no later transaction waits behind a gap.
 import { ConfigError } from '../../errors.js';
 import type { ActorStore } from '../../store/types.js';
-import { isInteger, isString, mapOf, readEntry, shapeOf } from '../../store/stored-entry.js';
+import { getEntry, isInteger, isString, mapOf, shapeOf } from '../../store/stored-entry.js';
 
 export const NONCE_SPACE = 'evm-nonce';
 /** Reservations older than this many nonces are dropped from the record: they were mined long ago. */
@@ -77,8 +77,7 @@ export class NonceManager {
   }
 
   private async load(account: string): Promise<NonceRecord> {
-    const raw = await this.deps.store.getKey(NONCE_SPACE, this.storeKey(account));
-    const stored: NonceRecord = raw ? readEntry(raw, `${NONCE_SPACE}/${this.storeKey(account)}`, isNonceRecord) : { next: 0, reserved: {} };
+    const stored = (await getEntry(this.deps.store, NONCE_SPACE, this.storeKey(account), isNonceRecord)) ?? { next: 0, reserved: {} };
     const pending = await this.deps.pendingCount(account);
     if (stored.next - pending > MAX_RECOVER) {
       throw new ConfigError(
