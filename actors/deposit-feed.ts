@@ -20,7 +20,8 @@ import type { Logger } from '../src/log.js';
 import { isInternalAccount } from '../src/orders/money.js';
 import type { OrderDeposit, OrderDepositVanished } from '../src/protocol/index.js';
 import type { ActorStore, KeyEntry } from '../src/store/types.js';
-import { getEntry, isString, shapeOf } from '../src/store/stored-entry.js';
+import { isString, shapeOf } from '../src/checks.js';
+import { getEntry } from '../src/store/stored-entry.js';
 
 /** The entry of a deposit address: the order that owns it and the asset it expects. */
 const isOwner = shapeOf<{ orderId: string; asset: AssetId }>({ orderId: isString, asset: isString });

@@ -105,6 +105,11 @@ export class Unavailable extends RouterError {
 export class UnknownCommand extends RouterError {
   override readonly code = 'unknown_command';
 }
+/** A bus message (a command, or a reply) whose fields are not of the protocol's shape: sent by our own code only, e.g.
+ *  by a process of another version during a rolling deploy. Refused where it arrives; maps to 500. */
+export class MalformedMessage extends RouterError {
+  override readonly code = 'malformed_message';
+}
 export class ConfigError extends RouterError {
   override readonly code = 'config_invalid';
 }
@@ -141,6 +146,7 @@ const classes: Record<string, new (message: string, details?: never) => RouterEr
   venue_failed: VenueFailed,
   unavailable: Unavailable,
   unknown_command: UnknownCommand,
+  malformed_message: MalformedMessage,
 };
 
 export function toErrorData(err: unknown): ErrorData {

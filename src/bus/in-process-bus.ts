@@ -9,6 +9,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { fromErrorData, Unavailable } from '../errors.js';
 import { roundTrip } from '../store/codec.js';
 import { typedRequest, type OutgoingEnvelope } from './typed-request.js';
+import { assertWholeCommand } from './wire.js';
 import type { Bus, Envelope, EnvelopeHandler, Reply, RequestOptions, WireMessage } from './types.js';
 
 export interface InProcessBusOptions {
@@ -47,10 +48,11 @@ function handedOver(outgoing: OutgoingEnvelope): Envelope {
 export function createInProcessBus(defaultTimeoutMs = 30_000, options: InProcessBusOptions = {}): Bus {
   let handler: EnvelopeHandler | null = null;
   return {
-    request: typedRequest(async <R>(outgoing: OutgoingEnvelope, opts: RequestOptions) => {
+    request: typedRequest(async (outgoing: OutgoingEnvelope, opts: RequestOptions) => {
       const h = handler;
       if (!h) throw new Unavailable('No actor host is serving.');
       const envelope = handedOver(outgoing);
+      assertWholeCommand(envelope);
       if (options.verifyCodec) verified(envelope, `request ${envelope.ref.kind}/${envelope.message.type}`);
       const timeoutMs = opts.timeoutMs ?? defaultTimeoutMs;
       let timer: NodeJS.Timeout | undefined;
@@ -62,9 +64,7 @@ export function createInProcessBus(defaultTimeoutMs = 30_000, options: InProcess
         if (options.verifyCodec) verified(reply, `reply of ${envelope.ref.kind}/${envelope.message.type}`);
         deepFreeze(reply);
         if (!reply.ok) throw fromErrorData(reply.error);
-        // The kind built the value from its typed reply table for this command (as over NATS, where the codec's
-        // decode names the type): the protocol's reply R.
-        return reply.value as R;
+        return reply.value;
       } finally {
         clearTimeout(timer);
       }

@@ -3,13 +3,14 @@
 // over at most one copy answers). While a shard moves nobody subscribes: the edge retries "no responders" for
 // `retryMs`, then the caller gets Unavailable (503). Envelopes and replies go through the JSON codec (bigints).
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
-import { fromErrorData, toErrorData, Unavailable } from '../errors.js';
+import { fromErrorData, MalformedMessage, toErrorData, Unavailable } from '../errors.js';
 import type { Logger } from '../log.js';
 import { decodeJson, encodeJson } from '../store/codec.js';
 import { createNatsRequester, NatsRequestFailed } from './nats-requester.js';
 import { shardOf, shardSubject } from './shard.js';
 import { typedRequest, type OutgoingEnvelope } from './typed-request.js';
-import type { Bus, Envelope, EnvelopeHandler, Reply, RequestOptions } from './types.js';
+import type { Bus, EnvelopeHandler, Reply, RequestOptions } from './types.js';
+import { checkedEnvelope, checkedReply } from './wire.js';
 
 export interface NatsBusOptions {
   shards: number;
@@ -35,8 +36,9 @@ export function createNatsBus(nc: NatsConnection, opts: NatsBusOptions): NatsBus
   async function answer(msg: Msg, handler: EnvelopeHandler): Promise<void> {
     let reply: Reply;
     try {
-      reply = await handler(decodeJson<Envelope>(msg.string()));
+      reply = await handler(checkedEnvelope(decodeJson(msg.string())));
     } catch (err) {
+      if (err instanceof MalformedMessage) logger.warn({ subject: msg.subject, err: err.message }, 'malformed bus message refused');
       reply = { ok: false, error: toErrorData(err) };
     }
     // A reply to a requester that gave up is harmless; a closed connection is not worth crashing over.
@@ -66,7 +68,7 @@ export function createNatsBus(nc: NatsConnection, opts: NatsBusOptions): NatsBus
   }
 
   return {
-    request: typedRequest(async <R>(outgoing: OutgoingEnvelope, ro: RequestOptions) => {
+    request: typedRequest(async (outgoing: OutgoingEnvelope, ro: RequestOptions) => {
       const subject = shardSubject(shardOf(outgoing.ref.id, opts.shards));
       const payload = encodeJson(outgoing);
       const timeoutMs = ro.timeoutMs ?? opts.timeoutMs;
@@ -75,7 +77,7 @@ export function createNatsBus(nc: NatsConnection, opts: NatsBusOptions): NatsBus
       for (;;) {
         try {
           const m = await requester.request(subject, payload, Math.max(1, timeoutMs - (Date.now() - started)));
-          const reply = decodeJson<Reply<R>>(m.string());
+          const reply = checkedReply(decodeJson(m.string()), `${outgoing.ref.kind}/${outgoing.message.type}`);
           // An actor leaving a worker (its shard moving, the worker draining) answers unavailable: the new owner will
           // take it within the retry window, so try again there before giving the caller a 503.
           if (!reply.ok && reply.error.code === 'unavailable' && Date.now() - started + pause < Math.min(opts.retryMs, timeoutMs)) {

@@ -12,8 +12,9 @@ export interface ActorRef<K extends ActorKind = ActorKind> {
 }
 
 /**
- * A message as it arrives off the wire: any JSON object with a `type`. The runtime checks `type` against the kind's
- * protocol before a kind sees it; its fields are what the sender's compiler checked against that protocol.
+ * A message as it arrives off the wire: any JSON object with a `type`. The bus checks its fields against the command
+ * of that `type` in the kind's protocol (src/protocol/checks.ts), and the runtime refuses a `type` the kind does not
+ * know, before a kind sees it.
  */
 export interface WireMessage {
   type: string;

@@ -30,7 +30,8 @@ import type { AccountReconciliation, ChainLedger, GasDeskSpend, Deposit, Reorg, 
 import { gasDesk } from './gas-desk.js';
 import { isInternalAccount, routerAccounts } from './router-accounts.js';
 import { WatchHub } from './watch-hub.js';
-import { arrayOf, getEntry, isBoolean, isInteger, isString, isUnits, nullable, optional, shapeOf } from '../store/stored-entry.js';
+import { arrayOf, isBoolean, isInteger, isString, isUnits, nullable, optional, shapeOf } from '../checks.js';
+import { getEntry } from '../store/stored-entry.js';
 
 /** Bookkeeping key → the real transaction it was booked for: `{ txId, block }`. */
 export const REAL_TX_SPACE = 'evm-real-tx';

@@ -11,7 +11,8 @@ import type { ActorStore } from '../store/types.js';
 import { MINT_ACCOUNT, isUnbounded } from './accounts.js';
 import type { EvmChain } from './evm/ledger.js';
 import type { AccountReconciliation, SimChains } from './types.js';
-import { getEntry, isInteger, isUnits, mapOf, shapeOf } from '../store/stored-entry.js';
+import { isInteger, isUnits, mapOf, shapeOf } from '../checks.js';
+import { getEntry } from '../store/stored-entry.js';
 
 /** Per real chain: the router accounts' balances and the books' internal sums when the router first used the chain
  *  (`Baseline`, JSON), the starting point of the accounts' reconciliation. */

@@ -43,8 +43,8 @@ export function commandTypes<K extends ActorKind>(kind: K): Array<CommandType<K>
 }
 
 /**
- * True when an actor of `kind` accepts a command of this `type`. Only the discriminant is checked at run time: the
- * fields are what the sender's compiler checked against the protocol, and what crossed the wire through the codec.
+ * True when an actor of `kind` accepts a command of this `type`. Only the discriminant is checked here: the bus checks
+ * a command's fields where it arrives (isMalformedCommand), before the command reaches anything that narrows with this.
  */
 export function isCommandOf(kind: ActorKind, command: { type: string }): command is AnyCommand {
   const table: Readonly<Record<string, true>> | undefined = BY_KIND[kind];

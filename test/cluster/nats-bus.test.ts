@@ -2,10 +2,12 @@
 // subject of the actor's shard, and "no responders" while a shard has no owner is retried before Unavailable.
 import type { NatsConnection } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createNatsBus, shardOf } from '../../src/bus/index.js';
+import { createNatsBus, shardOf, shardSubject } from '../../src/bus/index.js';
+import { decodeJson, encodeJson } from '../../src/store/codec.js';
 import { Unavailable } from '../../src/errors.js';
 import { createLogger } from '../../src/log.js';
 import { startTestNats, type TestNats } from '../support/cluster.js';
+import { orderViewOf, quoteOf } from '../support/fixtures.js';
 import { busContract } from '../unit/bus/bus-contract.js';
 
 let nats: TestNats;
@@ -38,9 +40,9 @@ describe('NATS bus: subjects router.shard.<n>; a shard without an owner is retri
     const w = createNatsBus(worker, opts);
     const e = createNatsBus(edge, opts);
     const shard = shardOf('actor-42', 16);
-    const stopOther = await w.serveShard((shard + 1) % 16, async () => ({ ok: true, value: 'wrong shard' }));
-    const stop = await w.serveShard(shard, async () => ({ ok: true, value: `shard ${shard}` }));
-    expect(await e.request({ kind: 'quote', id: 'actor-42' }, { type: 'quote.get' })).toBe(`shard ${shard}`);
+    const stopOther = await w.serveShard((shard + 1) % 16, async () => ({ ok: true, value: quoteOf({ id: 'wrong shard' }) }));
+    const stop = await w.serveShard(shard, async () => ({ ok: true, value: quoteOf({ id: `shard ${shard}` }) }));
+    expect((await e.request({ kind: 'quote', id: 'actor-42' }, { type: 'quote.get' })).id).toBe(`shard ${shard}`);
     await stop();
     await stopOther();
   });
@@ -51,8 +53,8 @@ describe('NATS bus: subjects router.shard.<n>; a shard without an owner is retri
     const shard = shardOf('moving', 16);
     const pending = e.request({ kind: 'order', id: 'moving' }, { type: 'order.get' });
     await new Promise((r) => setTimeout(r, 300));
-    const stop = await w.serveShard(shard, async () => ({ ok: true, value: 'arrived' }));
-    expect(await pending).toBe('arrived');
+    const stop = await w.serveShard(shard, async () => ({ ok: true, value: orderViewOf({ stage: 'arrived' }) }));
+    expect((await pending).stage).toBe('arrived');
     await stop();
   });
 
@@ -62,14 +64,15 @@ describe('NATS bus: subjects router.shard.<n>; a shard without an owner is retri
     const stops = await Promise.all(Array.from({ length: 16 }, (_, s) =>
       w.serveShard(s, async (env) => {
         if (env.ref.id === 'late') await new Promise((r) => setTimeout(r, 300));
-        return { ok: true, value: `answer of ${env.ref.id}` };
+        return { ok: true, value: orderViewOf({ id: `answer of ${env.ref.id}` }) };
       })));
     await expect(e.request({ kind: 'order', id: 'late' }, { type: 'order.get' }, { timeoutMs: 100 })).rejects.toBeInstanceOf(Unavailable);
     const ids = Array.from({ length: 50 }, (_, i) => `actor-${i}`);
-    expect(await Promise.all(ids.map((id) => e.request({ kind: 'order', id }, { type: 'order.get' })))).toEqual(ids.map((id) => `answer of ${id}`));
+    const answers = await Promise.all(ids.map((id) => e.request({ kind: 'order', id }, { type: 'order.get' })));
+    expect(answers.map((order) => order.id)).toEqual(ids.map((id) => `answer of ${id}`));
     // The late answer arrives meanwhile and answers nobody.
     await new Promise((r) => setTimeout(r, 300));
-    expect(await e.request({ kind: 'order', id: 'after' }, { type: 'order.get' })).toBe('answer of after');
+    expect((await e.request({ kind: 'order', id: 'after' }, { type: 'order.get' })).id).toBe('answer of after');
     await Promise.all(stops.map((stop) => stop()));
   });
 
@@ -99,6 +102,25 @@ describe('NATS bus: subjects router.shard.<n>; a shard without an owner is retri
     expect(refused).not.toBeInstanceOf(Unavailable);
     expect((refused as Error).message).toMatch(/may not publish to router\.shard\./);
     await admin.close();
+  });
+
+  it('a message off the wire that is not an envelope, or whose command lacks its fields, is answered malformed_message and no actor sees it', async () => {
+    const w = createNatsBus(worker, opts);
+    const shard = shardOf('raw', 16);
+    const seen: unknown[] = [];
+    const stop = await w.serveShard(shard, async (env) => {
+      seen.push(env);
+      return { ok: true, value: orderViewOf() };
+    });
+    const ask = async (body: unknown) => decodeJson(new TextDecoder().decode((await edge.request(shardSubject(shard), encodeJson(body), { timeout: 2_000 })).data));
+    const refused = { ok: false, error: { code: 'malformed_message', retriable: false } };
+    expect(await ask({ hello: 'world' })).toMatchObject(refused);
+    expect(await ask({ ref: { kind: 'wallet', id: 'raw' }, message: { type: 'order.get' } })).toMatchObject(refused);
+    expect(await ask({ ref: { kind: 'order', id: 'raw' }, message: { type: 'deposit', txId: 't', from: '0xa', amount: 5, confirmations: 1, required: 1 } })).toMatchObject(refused);
+    expect(seen).toEqual([]);
+    expect(await ask({ ref: { kind: 'order', id: 'raw' }, message: { type: 'order.get' } })).toMatchObject({ ok: true });
+    expect(seen).toHaveLength(1);
+    await stop();
   });
 
   it('past the retry window the edge gets Unavailable (503)', async () => {

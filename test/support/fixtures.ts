@@ -1,6 +1,7 @@
 // Hand-built core values for tests that must not depend on the simulated market.
 import { findAsset } from '../../src/assets/registry.js';
-import type { QuoteRequest } from '../../src/quotes/types.js';
+import { ORDER_TERMS_A, type OrderView } from '../../src/orders/types.js';
+import type { Quote, QuoteRequest } from '../../src/quotes/types.js';
 import type { PricedRoute, QuoteAudit, RoutingResult } from '../../src/routing/types.js';
 
 export const BASE_USDC = findAsset('base', 'USDC')!.id;
@@ -73,4 +74,23 @@ export function audit(route: PricedRoute | null): QuoteAudit {
 export function routingResult(quoted: boolean): RoutingResult {
   const route = quoted ? oneStepRoute() : null;
   return { best: route, refundCost: 2_000n, audit: audit(route) };
+}
+
+/** A quote of `oneStepRoute`, with its audit: every field of the protocol's Quote. */
+export function quoteOf(over: Partial<Quote> = {}): Quote {
+  const route = oneStepRoute();
+  return {
+    id: 'q-1', request: quoteRequest(), route, refundCost: 2_000n, audit: audit(route), quotedAt: 1_000, expiresAt: 601_000,
+    usdPrices: { [BASE_USDC]: 100_000_000n, [ARB_USDC]: 100_000_000n }, rounds: 1, ...over,
+  };
+}
+
+/** An order awaiting its deposit: every field of the protocol's OrderView. */
+export function orderViewOf(over: Partial<OrderView> = {}): OrderView {
+  return {
+    id: 'o-1', quoteId: 'q-1', vaultId: 'v-1', format: 'formatted', from: BASE_USDC, to: ARB_USDC, fromAmount: 1_000_000_000n,
+    depositAddress: '0x0000000000000000000000000000000000000001', toAddress: '0x0000000000000000000000000000000000000002', refundAddress: null,
+    allowlist: [], blocklist: [], status: 'awaiting_deposit', depositDeadline: 3_601_000, createdAt: 1_000, amountOut: null, refunds: [], held: [],
+    haltReason: null, terms: ORDER_TERMS_A, stage: 'awaiting_deposit', closeReason: null, refundPending: false, ...over,
+  };
 }

@@ -33,7 +33,8 @@ import { opStackL1Fee, receiptL1Fee } from './l1-fee.js';
 import { MinedSends, type MinedAgain, type UnrestoredSend } from './mined-sends.js';
 import { NonceManager, Locks } from './nonces.js';
 import { FEE_TOO_LOW, classifyBroadcastError, mapLimit, rpcError, rpcReason, sleep, type BroadcastOutcome } from './rpc.js';
-import { arrayOf, getEntry, isInteger, isString, isUnits, optional, shapeOf } from '../../store/stored-entry.js';
+import { arrayOf, isInteger, isString, isUnits, optional, shapeOf } from '../../checks.js';
+import { getEntry } from '../../store/stored-entry.js';
 
 export const OUTBOX_SPACE = 'evm-outbox';
 /** Per chain, every outbox key signed on it, in signing order (`<chain>|n` → count, `<chain>|<i>` → key): what the

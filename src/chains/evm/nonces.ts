@@ -4,7 +4,8 @@
 // (the process stopped between reserving and storing) is filled, and no later transaction waits behind a gap.
 import { ConfigError } from '../../errors.js';
 import type { ActorStore } from '../../store/types.js';
-import { getEntry, isInteger, isString, mapOf, shapeOf } from '../../store/stored-entry.js';
+import { isInteger, isString, mapOf, shapeOf } from '../../checks.js';
+import { getEntry } from '../../store/stored-entry.js';
 
 export const NONCE_SPACE = 'evm-nonce';
 /** Reservations older than this many nonces are dropped from the record: they were mined long ago. */

@@ -1,22 +1,49 @@
 // The one contract every Bus adapter passes (in-process for embedded mode, NATS for the cluster).
 import { describe, expect, it } from 'vitest';
 import type { Bus, Envelope } from '../../../src/bus/types.js';
-import { OrderNotFound, toErrorData, Unavailable, UnknownCommand } from '../../../src/errors.js';
+import { MalformedMessage, OrderNotFound, toErrorData, Unavailable, UnknownCommand } from '../../../src/errors.js';
+import type { OrderDeposit } from '../../../src/protocol/index.js';
+import { orderViewOf } from '../../support/fixtures.js';
 
 export function busContract(name: string, open: () => Promise<{ bus: Bus; close(): Promise<void> }>): void {
   describe(`Bus contract: ${name}`, () => {
     it('a request reaches the actor host with its ref, command and request id, and the reply value comes back (bigints too)', async () => {
       const { bus, close } = await open();
       const seen: Envelope[] = [];
+      const order = orderViewOf({ id: 'a1', fromAmount: 2n ** 200n });
       const stop = await bus.serve(async (e) => {
         seen.push(e);
-        return { ok: true, value: { echo: e.message, big: 2n ** 200n } };
+        return { ok: true, value: order };
       });
       const deposit = { type: 'deposit', txId: 't-1', from: '0xabc', amount: 2n ** 70n, confirmations: 1, required: 3 } as const;
-      // The host here echoes instead of answering an OrderView: the bus carries what the actor answers, as JSON.
-      const v: unknown = await bus.request({ kind: 'order', id: 'a1' }, deposit, { requestId: 'r-1' });
-      expect(v).toEqual({ echo: deposit, big: 2n ** 200n });
-      expect(seen[0]).toMatchObject({ ref: { kind: 'order', id: 'a1' }, requestId: 'r-1' });
+      expect(await bus.request({ kind: 'order', id: 'a1' }, deposit, { requestId: 'r-1' })).toEqual(order);
+      expect(seen).toEqual([{ ref: { kind: 'order', id: 'a1' }, message: deposit, requestId: 'r-1' }]);
+      await stop();
+      await close();
+    });
+
+    it('a command whose fields are not its type\'s in the protocol is refused with MalformedMessage before its actor sees it', async () => {
+      const { bus, close } = await open();
+      const seen: Envelope[] = [];
+      const stop = await bus.serve(async (e) => {
+        seen.push(e);
+        return { ok: true, value: orderViewOf() };
+      });
+      // As a sender of another version would send it: the amount as a number, not base units.
+      const deposit = { type: 'deposit', txId: 't-1', from: '0xabc', amount: 5, confirmations: 1, required: 3 } as unknown as OrderDeposit;
+      await expect(bus.request({ kind: 'order', id: 'a1' }, deposit)).rejects.toBeInstanceOf(MalformedMessage);
+      expect(seen).toEqual([]);
+      await stop();
+      await close();
+    });
+
+    it('a reply whose value is not the protocol\'s reply to its command is refused with MalformedMessage', async () => {
+      const { bus, close } = await open();
+      const { status: _left, ...withoutStatus } = orderViewOf();
+      const stop = await bus.serve(async () => ({ ok: true, value: withoutStatus }));
+      await expect(bus.request({ kind: 'order', id: 'a1' }, { type: 'order.get' })).rejects.toThrow(
+        new MalformedMessage('The reply of order a1 to "order.get" does not have the fields of this version\'s protocol.'),
+      );
       await stop();
       await close();
     });

@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { createInProcessBus } from '../../../src/bus/index.js';
 import type { Envelope, Reply } from '../../../src/bus/types.js';
 import type { QuoteOrder } from '../../../src/protocol/index.js';
-import type { Quote } from '../../../src/quotes/types.js';
 import { loadConfig } from '../../../src/config.js';
+import { BASE_USDC, orderViewOf, quoteOf } from '../../support/fixtures.js';
 import { busContract } from './bus-contract.js';
 
 busContract('in-process', async () => {
@@ -15,18 +15,18 @@ busContract('in-process', async () => {
 describe('In-process bus: a reply is handed over as the actor built it, frozen', () => {
   it('the caller gets the actor\'s own value and cannot change it (nor can the actor afterwards)', async () => {
     const bus = createInProcessBus(5_000);
-    const held = { status: 'awaiting_deposit', steps: [{ n: 1n }] };
+    const held = orderViewOf({ held: [{ chain: 'base', asset: BASE_USDC, address: '0xa', amount: 1n }] });
     await bus.serve(async (): Promise<Reply> => ({ ok: true, value: held }));
-    const got: unknown = await bus.request({ kind: 'order', id: 'o' }, { type: 'order.get' });
+    const got = await bus.request({ kind: 'order', id: 'o' }, { type: 'order.get' });
     expect(got).toBe(held);
     expect(() => {
-      (got as { status: string }).status = 'completed';
+      (got as { status: string }).status = 'delivered';
     }).toThrow(TypeError);
-    expect(() => held.steps.push({ n: 2n })).toThrow(TypeError);
+    expect(() => held.held.push({ chain: 'base', asset: BASE_USDC, address: '0xb', amount: 2n })).toThrow(TypeError);
     expect(() => {
-      held.steps[0]!.n = 2n; // an object inside an array is frozen too
+      held.held[0]!.amount = 2n; // an object inside an array is frozen too
     }).toThrow(TypeError);
-    expect(held).toEqual({ status: 'awaiting_deposit', steps: [{ n: 1n }] });
+    expect(held).toEqual(orderViewOf({ held: [{ chain: 'base', asset: BASE_USDC, address: '0xa', amount: 1n }] }));
     await bus.close();
   });
 });
@@ -37,10 +37,10 @@ describe('In-process bus: a request is handed over as the caller built it, froze
     let got: Envelope | null = null;
     await bus.serve(async (envelope): Promise<Reply> => {
       got = envelope;
-      return { ok: true, value: null };
+      return { ok: true, value: { orderId: 'o1', order: orderViewOf({ id: 'o1' }) } };
     });
-    const steps = [{ venue: 'relay', amountOut: 5n }];
-    const quote = { id: 'q1', route: { steps } } as unknown as Quote;
+    const quote = quoteOf({ id: 'q1' });
+    const steps = quote.route.steps;
     const command: QuoteOrder = { type: 'quote.order', orderId: 'o1', quote, toAddress: '0xto', refundAddress: null };
     await bus.request({ kind: 'quote', id: 'q1' }, command, { requestId: 'r1' });
     const envelope = got as unknown as Envelope;
@@ -49,7 +49,7 @@ describe('In-process bus: a request is handed over as the caller built it, froze
     expect(() => {
       (envelope.message as { type: string }).type = 'x';
     }).toThrow(TypeError);
-    expect(() => steps.push({ venue: 'across', amountOut: 1n })).toThrow(TypeError);
+    expect(() => steps.push(steps[0]!)).toThrow(TypeError);
     await bus.close();
   });
 
@@ -58,7 +58,7 @@ describe('In-process bus: a request is handed over as the caller built it, froze
     let got: Envelope | null = null;
     await bus.serve(async (envelope): Promise<Reply> => {
       got = envelope;
-      return { ok: true, value: null };
+      return { ok: true, value: orderViewOf() };
     });
     await bus.request({ kind: 'order', id: 'o' }, { type: 'order.get' });
     expect(Object.keys(got as unknown as Envelope)).toEqual(['ref', 'message']);
@@ -81,9 +81,9 @@ describe('In-process bus with verifyCodec: a request or reply NATS would not car
   });
 
   const cases: Array<[string, unknown]> = [
-    ['an undefined field (NATS drops the key)', { a: 1, b: undefined }],
-    ['a Map (NATS carries {})', { m: new Map([['k', 1]]) }],
-    ['a Date (NATS carries a string)', { at: new Date(0) }],
+    ['an undefined field (NATS drops the key)', { ...orderViewOf(), extra: undefined }],
+    ['a Map (NATS carries {})', { ...orderViewOf(), extra: new Map([['k', 1]]) }],
+    ['a Date (NATS carries a string)', { ...orderViewOf(), extra: new Date(0) }],
   ];
   for (const [name, value] of cases) {
     it(name, async () => {
@@ -96,7 +96,7 @@ describe('In-process bus with verifyCodec: a request or reply NATS would not car
 
   it('bigints, nested lists and absent fields pass', async () => {
     const bus = createInProcessBus(5_000, { verifyCodec: true });
-    const value = { amount: 10n ** 30n, path: [['a', 'b'], []], refund: null };
+    const value = orderViewOf({ fromAmount: 10n ** 30n, refunds: [{ reason: 'excess', asset: BASE_USDC, amount: 5n, cost: 1n, to: '0xr', txId: null, at: 2 }] });
     await bus.serve(async (): Promise<Reply> => ({ ok: true, value }));
     expect(await bus.request({ kind: 'order', id: 'o' }, { type: 'order.get' })).toEqual(value);
     await bus.close();

@@ -1,6 +1,7 @@
 // Key entries are read back through a check of their shape, not cast: a damaged entry stops the read, naming it.
 import { describe, expect, it } from 'vitest';
-import { arrayOf, isInteger, isString, isUnits, mapOf, nullable, optional, readEntry, shapeOf, StoredEntryError } from '../../../src/store/stored-entry.js';
+import { arrayOf, isInteger, isString, isUnits, mapOf, nullable, optional, shapeOf } from '../../../src/checks.js';
+import { readEntry, StoredEntryError } from '../../../src/store/stored-entry.js';
 
 interface Sent {
   key: string;
