@@ -1,7 +1,9 @@
 // A `router admin` command line becomes one request of the admin subject (its subject, body and renderer), a local
 // audit, or a usage error, before any connection is made.
 import { parseArgs } from 'node:util';
-import { ACTORS_LIMIT, ADMIN_SUBJECTS, type AdminAnswer, type AdminAuditAnswer, type AdminEndpoint } from '../protocol/admin.js';
+import { MalformedMessage } from '../errors.js';
+import { adminAnswerCheck } from '../protocol/admin-checks.js';
+import { ACTORS_LIMIT, ADMIN_SUBJECTS, type AdminAnswer, type AdminEndpoint } from '../protocol/admin.js';
 import { decodeJson } from '../store/codec.js';
 import { renderActor, renderActors, renderCounts, renderShards } from './admin-render.js';
 import { auditExitCode, renderAudit } from './audit.js';
@@ -71,9 +73,18 @@ export interface Call {
   timeoutMs?: number;
 }
 
-/** A call of one endpoint: its subject, and its answer decoded as the protocol's answer of that endpoint. */
+/** A call of one endpoint: its subject, and its answer read as the protocol's answer of that endpoint. */
 function callOf<E extends AdminEndpoint>(endpoint: E, body: Record<string, unknown>, render: (answer: AdminAnswer<E>) => string): Call {
-  return { subject: ADMIN_SUBJECTS[endpoint], body, render: (json) => render(decodeJson<AdminAnswer<E>>(json)) };
+  return { subject: ADMIN_SUBJECTS[endpoint], body, render: (json) => render(answerOf(endpoint, json)) };
+}
+
+/** The answer of `endpoint`, once its fields are the protocol's. @throws MalformedMessage (a worker of another version) */
+export function answerOf<E extends AdminEndpoint>(endpoint: E, json: string): AdminAnswer<E> {
+  const value: unknown = decodeJson(json);
+  if (!adminAnswerCheck(endpoint)(value)) {
+    throw new MalformedMessage(`The answer of ${ADMIN_SUBJECTS[endpoint]} does not have the fields this version of the CLI reads: ${json.slice(0, 300)}`);
+  }
+  return value;
 }
 
 /** What to ask for a command line, or a usage error. */
@@ -109,7 +120,7 @@ export function planCall(command: string, positionals: string[], opts: { status?
     case 'audit':
       arity(0, 'no arguments');
       // It reads every order and the ledger: longer than a listing.
-      return { ...callOf('audit', {}, renderAudit), exitCode: (json) => auditExitCode(decodeJson<AdminAuditAnswer>(json)), timeoutMs: 120_000 };
+      return { ...callOf('audit', {}, renderAudit), exitCode: (json) => auditExitCode(answerOf('audit', json)), timeoutMs: 120_000 };
     default:
       throw new UsageError(command ? `unknown admin command "${command}".` : 'missing admin command.');
   }

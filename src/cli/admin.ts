@@ -7,6 +7,8 @@ import { ServiceErrorCodeHeader, ServiceErrorHeader, type ServiceInfo, type Serv
 import { svcm } from '../bus/nats-services.js';
 import { NATS_USERS } from '../cluster/nats-server.js';
 import { loadConfig, type Config } from '../config.js';
+import { MalformedMessage } from '../errors.js';
+import { isAdminErrorAnswer } from '../protocol/admin-checks.js';
 import { ADMIN_SERVICE_NAME, type AdminErrorAnswer } from '../protocol/admin.js';
 import { decodeJson, encodeJson } from '../store/codec.js';
 import { ADMIN_USAGE, readAdminCommandLine, UsageError, type AdminCommandLine } from './admin-args.js';
@@ -103,14 +105,16 @@ export async function runAdmin(args: string[], io: CliIo, env?: Record<string, s
     const status = msg.headers?.get(ServiceErrorCodeHeader) ?? '';
     if (status !== '') {
       const description = msg.headers?.get(ServiceErrorHeader) ?? '';
+      // An error raised by the services library itself carries no body (or not ours): the headers say enough.
       let body: AdminErrorAnswer | null = null;
       try {
-        body = decodeJson<AdminErrorAnswer>(msg.string());
+        const value: unknown = decodeJson(msg.string());
+        if (isAdminErrorAnswer(value)) body = value;
       } catch {
-        // an error raised by the services library itself carries no body; the headers say enough
+        body = null;
       }
       if (json) io.out(body ? msg.string() : JSON.stringify({ error: { code: status, message: description } }));
-      else io.err(`error ${body?.error?.code ?? status}: ${body?.error?.message ?? description}`);
+      else io.err(`error ${body?.error.code ?? status}: ${body?.error.message ?? description}`);
       return 1;
     }
     io.out(json ? msg.string() : call.render(msg.string()));
@@ -120,6 +124,10 @@ export async function runAdmin(args: string[], io: CliIo, env?: Record<string, s
     if (nats) {
       io.err(nats);
       return 3;
+    }
+    if (e instanceof MalformedMessage) {
+      io.err(e.message);
+      return 1;
     }
     if (errorNamed(e, 'NoRespondersError')) {
       io.err(`No ${ADMIN_SERVICE_NAME} instance serves ${call?.subject ?? '$SRV'}: is a worker running?`);
