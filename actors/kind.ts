@@ -57,6 +57,9 @@ export interface ActorKindSpec<P extends Protocol<P> = any, L extends AnyActorLo
   status(snapshot: SnapshotFrom<L>): string;
   /** Statuses in which the actor waits for an operator: entering one is logged at warn, with `reason` when given. */
   operator?: { statuses: readonly string[]; reason(snapshot: SnapshotFrom<L>): string | null };
+  /** Why a stored context is not one this version restores (a field it reads missing or of another type), or null:
+   *  checked before the runtime restores a stored snapshot. */
+  contextProblem(context: unknown): string | null;
   /** Fields stored in the order index (orders only). */
   index?(snapshot: SnapshotFrom<L>): OrderIndex | null;
   /** How long an idle actor of this kind stays in memory, when shorter than the runtime's idle time: for a kind whose

@@ -14,6 +14,7 @@ import { TIMER_DUE, type ActorKind, type Command, type CommandType, type ReplyTo
 import { HISTORY_LIMIT, type ActorStore, type DueActor, type KeyEntry, type SaveActor, type Transition } from '../src/store/types.js';
 import { followed, WriteTicket } from '../src/store/write-ticket.js';
 import type { AnyActorKindSpec } from './kind.js';
+import { storedSnapshotProblem, StoredSnapshotError } from './stored-snapshot.js';
 import { holdEffectsUntilStored } from './write-ahead.js';
 
 export interface RuntimeDeps {
@@ -350,6 +351,8 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     const again = active.get(key(ref));
     if (again) return again; // activated by a concurrent message while we were loading
     if (stored) {
+      const problem = storedSnapshotProblem(stored.snapshot, spec.contextProblem);
+      if (problem !== null) throw new StoredSnapshotError(`The stored snapshot of ${key(ref)} (version ${stored.version}) is not one this version restores: ${problem}.`);
       const actor = createActor(spec.logic, { snapshot: stored.snapshot as never, input: undefined });
       return host(ref, spec, actor, stored);
     }

@@ -6,6 +6,7 @@ import { nextRefund, orderMachine, orderStatus, orderWakeUp, type OrderMachine, 
 import { assetById } from '../../src/assets/index.js';
 import type { AssetId, ChainName } from '../../src/assets/types.js';
 import { OrderNotCancellable, OrderNotFound, toErrorData } from '../../src/errors.js';
+import { moneyRecordsProblem } from '../../src/orders/audit.js';
 import { limitOf, NO_LIMITS, type DepositLimits } from '../../src/orders/limits.js';
 import { holdings } from '../../src/orders/money.js';
 import { ORDER_TERMS_A, type OrderView } from '../../src/orders/types.js';
@@ -150,6 +151,9 @@ export function orderKind(deps: OrderKindDeps): ActorKindSpec<OrderProtocol, Ord
     keys: (s) => (s.context.vault && deps.vaultKeys ? deps.vaultKeys(s.context.vault, s.context.id, s.context.route.from) : []),
     wakeUp: (s) => orderWakeUp(s),
     status: (s) => orderStatus(s),
+    // The money records, which every payment and the audit read; the rest of an order's context is what each version
+    // of the machine has read back from older snapshots (fields it defaults when absent).
+    contextProblem: moneyRecordsProblem,
     operator: { statuses: ['stalled', 'frozen'], reason: (s) => s.context.haltReason ?? s.context.lastError },
     index: (s) => orderIndex(s, orderView(s)),
   };

@@ -1,11 +1,14 @@
 // Hosting of quote.machine: `quote.request` creates the actor and answers once pricing has ended;
 // `quote.get` reads a stored quote and `quote.bind` binds it to one order (order creation uses both).
 import { fromPromise } from 'xstate';
-import { PRICE_ROUTES, quoteMachine, type PricedAt, type QuoteRouting } from '../../machines/quote.machine.js';
+import {
+  PRICE_ROUTES, quoteMachine, type PricedAt, type QuoteBinding, type QuoteContext, type QuoteRefusal, type QuoteRouting,
+} from '../../machines/quote.machine.js';
+import { isNumber, isString, nullable, shapeOf } from '../../src/checks.js';
 import type { Failure } from '../../src/bus/types.js';
 import type { Clock } from '../../src/clock.js';
 import { QuoteAlreadyBound, QuoteExpired, QuoteNotFound, QuoteRefused, toErrorData } from '../../src/errors.js';
-import type { QuoteProtocol } from '../../src/protocol/index.js';
+import { isQuote, isQuoteAudit, isQuoteRequest, type QuoteProtocol } from '../../src/protocol/index.js';
 import { assetById, assetsOn } from '../../src/assets/index.js';
 import type { AssetId } from '../../src/assets/types.js';
 import type { QuoteRequest } from '../../src/quotes/types.js';
@@ -53,6 +56,15 @@ function usdPricesOf(prices: QuoteKindDeps['prices'], r: QuoteRequest, best: Pri
  *  the runtime's whole idle time, a busy edge's quotes (a thousand a second) would grow the heap and every garbage
  *  collection; an order made later restores the quote from its snapshot. */
 export const QUOTE_IDLE_MS = 2_000;
+
+/** A quote's context as stored: every field the kind and its machine read, the quote whole but for its audit. */
+const isStoredQuoteContext = shapeOf<QuoteContext>({
+  id: isString,
+  request: isQuoteRequest,
+  quote: nullable(isQuote),
+  refusal: nullable(shapeOf<QuoteRefusal>({ reason: isString, audit: nullable(isQuoteAudit) })),
+  binding: nullable(shapeOf<QuoteBinding>({ orderId: isString, toAddress: isString, refundAddress: nullable(isString), boundAt: isNumber })),
+});
 
 const fail = (err: Error): Failure => ({ ok: false, error: toErrorData(err) });
 // A refused quote was never issued: for order creation it is as unknown as one that never existed.
@@ -109,6 +121,7 @@ export function quoteKind(deps: QuoteKindDeps): ActorKindSpec<QuoteProtocol, typ
     },
     wakeUp: () => null,
     status: (s) => String(s.value),
+    contextProblem: (context) => (isStoredQuoteContext(context) ? null : 'its context is not a quote\'s (id, request, quote, refusal, binding)'),
     idleMs: QUOTE_IDLE_MS,
   };
 }

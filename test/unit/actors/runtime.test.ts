@@ -1,7 +1,10 @@
 // The actor host's promises: persist before you answer, one mailbox per actor, durable wake-ups, passivation, fencing.
+import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { assign, fromPromise, setup, type SnapshotFrom } from 'xstate';
 import { createRuntime } from '../../../actors/runtime.js';
+import { StoredSnapshotError } from '../../../actors/stored-snapshot.js';
+import { isInteger, isNumber, shapeOf } from '../../../src/checks.js';
 import type { ActorKindSpec } from '../../../actors/kind.js';
 import type { Reply } from '../../../src/bus/types.js';
 import { ManualClock } from '../../../src/clock.js';
@@ -39,6 +42,8 @@ interface CounterProtocol {
 }
 const view = (s: SnapshotFrom<typeof counter>): Reply<CounterView> => ({ ok: true, value: { state: s.value, n: s.context.n } });
 
+const isCounterContext = shapeOf<{ n: number; deadline: number }>({ n: isInteger, deadline: isNumber });
+
 const counterKind: ActorKindSpec<CounterProtocol, typeof counter> = {
   kind: 'order',
   logic: counter,
@@ -49,6 +54,7 @@ const counterKind: ActorKindSpec<CounterProtocol, typeof counter> = {
   replies: { create: view, inc: view, get: view },
   wakeUp: (s) => (s.matches('open') ? { at: s.context.deadline, event: () => ({ type: 'deadline' }) } : null),
   status: (s) => String(s.value),
+  contextProblem: (c) => (isCounterContext(c) ? null : 'n or deadline is not a number'),
 };
 
 function host(opts: { store?: ActorStore; idleMs?: number; alwaysReplay?: boolean } = {}) {
@@ -169,6 +175,41 @@ describe('Passivation: an idle actor leaves memory and comes back from its snaps
     expect(runtime.activeCount()).toBe(0);
     expect(await runtime.handle({ ref, message: { type: 'inc' } })).toEqual({ ok: true, value: { state: 'open', n: 1 } });
   });
+});
+
+describe('A stored snapshot is checked before it is restored: one of another shape is refused, and left as it is', () => {
+  const damaged: Array<[string, (snapshot: Record<string, unknown>) => unknown]> = [
+    ['a context field of another type', (snap) => ({ ...snap, context: { ...(snap.context as object), n: '2' } })],
+    ['no context', ({ context: _c, ...snap }) => snap],
+    ['not an XState snapshot', () => ({ n: 2 })],
+  ];
+  for (const [name, damage] of damaged) {
+    it(name, async () => {
+      const store = openSqliteStore(':memory:');
+      const logs: unknown[] = [];
+      const first = createRuntime({ store, clock: new ManualClock(undefined, 1_000), logger: createLogger('silent'), kinds: [counterKind] });
+      await first.handle({ ref, message: { type: 'create', deadline: 5_000 } });
+      await first.drain();
+      const stored = (await store.load('order', ref.id))!;
+      const snapshot = damage(stored.snapshot as Record<string, unknown>);
+      await store.save({ kind: 'order', id: ref.id, snapshot, expectedVersion: stored.version, epoch: 0, wakeAt: null, updatedAt: 2_000 });
+      const sink = new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          logs.push(JSON.parse(chunk.toString()));
+          done();
+        },
+      });
+      const logger = createLogger('error', sink);
+      const second = createRuntime({ store, clock: new ManualClock(undefined, 1_000), logger, kinds: [counterKind] });
+      const reply = await second.handle({ ref, message: { type: 'inc' } });
+      expect(reply).toMatchObject({ ok: false, error: { code: 'internal' } });
+      expect(!reply.ok && reply.error.message).toMatch(new RegExp(`^The stored snapshot of order:${ref.id} \\(version 2\\) is not one this version restores: `));
+      expect(logs).toEqual([expect.objectContaining({ msg: 'actor message failed', err: expect.objectContaining({ type: StoredSnapshotError.name }) })]);
+      expect(second.activeCount()).toBe(0);
+      expect((await store.load('order', ref.id))!).toMatchObject({ version: 2, snapshot });
+      await second.drain();
+    });
+  }
 });
 
 describe('Fencing: when another writer advanced the actor, this copy stops and answers unavailable', () => {
@@ -304,6 +345,7 @@ function gatedWorker(kind: 'order' | 'quote', over: Pick<GatedWorker, 'settled'>
       replies: { start: (s) => ({ ok: true, value: s.context.result }) },
       wakeUp: () => null,
       status: (s) => String(s.value),
+      contextProblem: () => null,
       ...over,
     },
     release: (n) => release(n),
@@ -378,6 +420,7 @@ describe('Numbered creation: the counter value, the first snapshot and its keys 
       replies: { make: (s) => ({ ok: true, value: s.context.slot }), get: (s) => ({ ok: true, value: s.context.slot }) },
       wakeUp: () => null,
       status: (s) => String(s.value),
+      contextProblem: () => null,
     };
     const runtime = createRuntime({ store, clock: new ManualClock(undefined, 1_000), logger: createLogger('silent'), kinds: [kind] });
     return { store, runtime, claims: () => claims };
