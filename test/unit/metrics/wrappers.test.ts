@@ -18,6 +18,7 @@ import type { Router as QuoteRouter, RoutingResult } from '../../../src/routing/
 import { openSqliteStore } from '../../../src/store/index.js';
 import { createSimMarket } from '../../../src/venues/index.js';
 import { parseExposition, total } from '../../support/prometheus.js';
+import { orderViewOf } from '../../support/fixtures.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -73,7 +74,7 @@ describe('instrumentBus: bus requests timed by kind, command and outcome', () =>
     const bus = instrumentBus(createInProcessBus(5_000, { verifyCodec: true }), m);
     cleanups.push(() => bus.close());
     await bus.serve(async (e) =>
-      e.ref.id === 'missing' ? { ok: false, error: toErrorData(new OrderNotFound('no such order')) } : { ok: true, value: { status: 'awaiting_deposit' } },
+      e.ref.id === 'missing' ? { ok: false, error: toErrorData(new OrderNotFound('no such order')) } : { ok: true, value: orderViewOf() },
     );
     await bus.request({ kind: 'order', id: 'o1' }, { type: 'order.get' });
     await expect(bus.request({ kind: 'order', id: 'missing' }, { type: 'order.get' })).rejects.toBeInstanceOf(OrderNotFound);
