@@ -1,5 +1,6 @@
 // The typed side of every bus adapter: `Bus.request` over an adapter's way of carrying one envelope. Commands are
-// checked against the kind's protocol before they leave, so every adapter refuses an unknown command the same way.
+// checked against the kind's protocol before they leave, so every adapter refuses an unknown command the same way, and
+// each reply's value against the protocol's reply to its command when it comes back.
 import { MalformedMessage, UnknownCommand } from '../errors.js';
 import { isCommandOf, replyCheck, type ActorKind, type AnyCommand, type Command, type CommandType, type ReplyTo } from '../protocol/index.js';
 import type { ActorRef, Bus, RequestOptions } from './types.js';

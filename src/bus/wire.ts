@@ -1,6 +1,7 @@
-// What the NATS adapter reads off the wire, checked before it is used: an envelope (its ref, its command's fields as
-// the kind's protocol has them) and a reply (a value, or a failure with its error). Each reply's value is checked by
-// `typedRequest` against the reply of the command it answers, for every adapter.
+// What a bus adapter receives, checked before it is used: off the NATS wire an envelope (its ref, its command's
+// fields as the kind's protocol has them) and a reply (a value, or a failure with its error); in process the command's
+// fields, which the in-process bus checks too so that embedded mode and the test suite run every check. Each reply's
+// value is checked by `typedRequest` against the reply of the command it answers, for every adapter.
 import { anyOf, anything, isString, oneOf, optional, shapeOf, type Guard } from '../checks.js';
 import { MalformedMessage } from '../errors.js';
 import { ACTOR_KINDS, isErrorData, isMalformedCommand } from '../protocol/index.js';
