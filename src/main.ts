@@ -1,9 +1,13 @@
 // The entry point. `npm start` (no argument, or `embedded`) runs the embedded service: one process, SQLite under
-// ROUTER_DATA_DIR, simulated venues. `worker` and `edge` run the two halves of a cluster over NATS (`npm run cluster`
-// starts a local one). Only this file listens, handles signals and drains.
+// ROUTER_DATA_DIR, simulated venues. `worker` and `edge` run the two halves of a cluster over NATS. `cluster`
+// (`npm run cluster`) starts a local cluster of those, and `devnet` (`npm run devnet`) local EVM chains with the
+// embedded service on them, both as child processes. Only this file listens, handles signals and drains.
 import type { Server } from 'node:http';
 import type Koa from 'koa';
+import { startDevnet } from './cli/devnet.js';
+import { oneOf } from './checks.js';
 import { createEdge } from './cluster/edge.js';
+import { startConfiguredCluster } from './cluster/local.js';
 import { tellReady } from './cluster/ready.js';
 import { createWorker } from './cluster/worker.js';
 import { loadConfig, type Config } from './config.js';
@@ -12,8 +16,8 @@ import { createLogger, type Logger } from './log.js';
 import { createEmbeddedService, type EmbeddedService } from './service.js';
 
 const VERSION = '0.2.47';
-const MODES = ['embedded', 'worker', 'edge'] as const;
-type Mode = (typeof MODES)[number];
+const MODES = ['embedded', 'worker', 'edge', 'cluster', 'devnet'] as const;
+const isMode = oneOf(MODES);
 
 async function listen(app: Koa, port: number, host: string): Promise<{ server: Server; port: number }> {
   const server = app.listen(port, host);
@@ -50,6 +54,23 @@ function onSignals(logger: Logger, servers: Server[], close: () => Promise<void>
   process.on('SIGINT', () => void stop('SIGINT'));
 }
 
+/** `cluster` and `devnet`: child processes for people to try the router on, stopped (exit 0) on SIGTERM/SIGINT, or
+ *  with the service's exit code when the devnet's service exits on its own. */
+async function superviseChildren(mode: 'cluster' | 'devnet', config: Config): Promise<void> {
+  const tell = (text: string) => console.error(text);
+  const started = mode === 'cluster' ? { stop: (await startConfiguredCluster(config, tell)).stop, ended: null } : await startDevnet(config, tell);
+  let stopping = false;
+  const stop = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    await started.stop();
+    process.exit(code);
+  };
+  process.on('SIGTERM', () => void stop(0));
+  process.on('SIGINT', () => void stop(0));
+  void started.ended?.then((code) => stop(code));
+}
+
 /** The embedded service, built and running (it takes messages before its ports listen). */
 async function startedEmbedded(config: Config, logger: Logger): Promise<EmbeddedService> {
   const service = await createEmbeddedService(config, { logger });
@@ -58,8 +79,8 @@ async function startedEmbedded(config: Config, logger: Logger): Promise<Embedded
 }
 
 async function main(): Promise<void> {
-  const mode = (process.argv[2] ?? 'embedded') as Mode;
-  if (!MODES.includes(mode)) {
+  const mode = process.argv[2] ?? 'embedded';
+  if (!isMode(mode)) {
     console.error(`swap-router: unknown mode "${mode}"; use one of ${MODES.join(', ')}.`);
     process.exit(2);
   }
@@ -73,6 +94,7 @@ async function main(): Promise<void> {
     }
     throw err;
   }
+  if (mode === 'cluster' || mode === 'devnet') return superviseChildren(mode, config);
   const logger = createLogger(config.logLevel).child({ mode });
 
   if (mode === 'worker') {

@@ -1,8 +1,10 @@
 // `npm start` as users run it: a child process in embedded mode that serves Family A, drains on SIGTERM, and
-// refuses an invalid configuration with a message naming the variable.
+// refuses an invalid configuration with a message naming the variable; `npm run cluster` and `npm run devnet`, whose
+// child processes the entry point stops on SIGTERM.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -84,4 +86,64 @@ describe('npm start runs the service in embedded mode (no other server needed)',
     expect(p.err()).toMatch(/invalid configuration: ROUTER_EVM_RPC_BASE is for embedded mode only/);
     expect(p.err()).not.toContain('11'.repeat(32));
   });
+});
+
+/** True while something accepts connections on the loopback port. */
+async function listening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createConnection({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+describe('npm run cluster and npm run devnet run through the entry point, which stops their processes on SIGTERM', () => {
+  it('cluster: nats-server, one worker and an edge answer; SIGTERM stops them all and exits 0', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'router-cluster-'));
+    const [nats, portA] = [await freePort(), await freePort()];
+    const p = start({
+      ROUTER_NATS_URL: `nats://127.0.0.1:${nats}`, ROUTER_CLUSTER_WORKERS: '1', ROUTER_PORT_A: String(portA), ROUTER_PORT_B: String(await freePort()),
+      ROUTER_PORT_C: String(await freePort()), ROUTER_DEV_PORT: String(await freePort()), ROUTER_METRICS_PORT: 'off', ROUTER_DATA_DIR: dir,
+      ROUTER_SIM_LATENCY_SCALE: '0',
+    }, ['cluster']);
+    try {
+      await pollUntil(() => p.err().includes('Local cluster up'), (up) => up, 60_000);
+      expect(p.err()).toContain(`NATS nats://127.0.0.1:${nats}, 1 workers, Family A http://127.0.0.1:${portA}`);
+      expect((await fetch(`http://127.0.0.1:${portA}/health`)).status).toBe(200);
+      p.child.kill('SIGTERM');
+      const [code] = await once(p.child, 'close');
+      expect(code).toBe(0);
+      expect(await listening(nats)).toBe(false);
+      expect(await listening(portA)).toBe(false);
+    } finally {
+      p.child.kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 90_000);
+
+  it('devnet: two anvil nodes and the service on them answer; SIGTERM stops them all, removes the data dir and exits 0', async () => {
+    const [eth, base, portA] = [await freePort(), await freePort(), await freePort()];
+    const p = start({
+      ROUTER_DEVNET_PORT_ETHEREUM: String(eth), ROUTER_DEVNET_PORT_BASE: String(base), ROUTER_PORT_A: String(portA), ROUTER_PORT_B: String(await freePort()),
+      ROUTER_PORT_C: String(await freePort()), ROUTER_DEV_PORT: String(await freePort()), ROUTER_HOST: '127.0.0.1', ROUTER_METRICS_PORT: 'off',
+    }, ['devnet']);
+    try {
+      await pollUntil(() => p.err().includes('devnet up:'), (up) => up, 90_000);
+      const dataDir = /data (\/\S+)/.exec(p.err())?.[1];
+      expect(dataDir).toMatch(/router-devnet-/);
+      expect((await fetch(`http://127.0.0.1:${portA}/health`)).status).toBe(200);
+      expect(await listening(eth)).toBe(true);
+      p.child.kill('SIGTERM');
+      const [code] = await once(p.child, 'close');
+      expect(code).toBe(0);
+      expect(p.err()).toContain('devnet: stopped (service, nodes and data dir)');
+      expect([await listening(eth), await listening(base), await listening(portA)]).toEqual([false, false, false]);
+      expect(existsSync(dataDir!)).toBe(false);
+    } finally {
+      p.child.kill('SIGKILL');
+    }
+  }, 120_000);
 });
