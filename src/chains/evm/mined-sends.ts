@@ -23,7 +23,7 @@ import type { ChainName } from '../../assets/types.js';
 import type { Logger } from '../../log.js';
 import type { ActorStore } from '../../store/types.js';
 import { HASH_WINDOW, type BlockHashes } from './block-hashes.js';
-import type { OutboxEntry } from './ledger.js';
+import type { OutboxEntry } from './outbox.js';
 import { Locks } from './nonces.js';
 import { FEE_TOO_LOW, type BroadcastOutcome } from './rpc.js';
 

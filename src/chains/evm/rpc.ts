@@ -1,6 +1,6 @@
 // Reading viem's errors: whether the node answered (a JSON-RPC error, its message the reason) or the request never
 // got an answer (timeout, refused connection, HTTP failure), which is worth retrying with the same bytes.
-import { BaseError, RpcRequestError } from 'viem';
+import { BaseError, RpcRequestError, type Address, type Hex, type PublicClient, type TransactionReceipt } from 'viem';
 
 /** The node's JSON-RPC error in the chain of causes, or null when the node never answered. */
 export function rpcError(err: unknown): RpcRequestError | null {
@@ -54,4 +54,19 @@ export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (it
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
   return out;
+}
+
+/** An address as the router keeps it: lower case (nodes answer checksummed ones). */
+export function lowerAddress(a: string): Address {
+  return a.toLowerCase() as Address;
+}
+
+/** The receipt of a transaction, or null while the node has none. */
+export async function receiptOrNull(client: PublicClient, hash: Hex): Promise<TransactionReceipt | null> {
+  try {
+    return await client.getTransactionReceipt({ hash });
+  } catch (err) {
+    if (err instanceof Error && err.name === 'TransactionReceiptNotFoundError') return null;
+    throw err;
+  }
 }

@@ -11,7 +11,7 @@ import { InsufficientFunds } from '../../../src/chains/errors.js';
 import { ChainMoved } from '../../../src/chains/evm/errors.js';
 import { ANVIL_ACCOUNTS, type AnvilNode } from '../../../src/chains/evm/anvil.js';
 import { mintDevToken } from '../../../src/chains/evm/dev-token.js';
-import { OUTBOX_SPACE } from '../../../src/chains/evm/ledger.js';
+import { OUTBOX_SPACE } from '../../../src/chains/evm/outbox.js';
 import type { HybridChains } from '../../../src/chains/hybrid-chains.js';
 import { InvalidRequest } from '../../../src/errors.js';
 import { FEES_ACCOUNT, holdingAccount } from '../../../src/orders/money.js';

@@ -9,7 +9,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { runAudit } from '../../../src/orders/audit-run.js';
 import { parseAmount, parseChainAsset } from '../../../src/assets/index.js';
 import { rpcCall, type AnvilNode } from '../../../src/chains/evm/anvil.js';
-import type { EvmSendRequest } from '../../../src/chains/evm/ledger.js';
+import type { EvmSendRequest } from '../../../src/chains/evm/sender.js';
 import type { HybridChains } from '../../../src/chains/hybrid-chains.js';
 import { COST_TABLE } from '../../../src/routing/costing.js';
 import { pollUntil } from '../../support/poll.js';

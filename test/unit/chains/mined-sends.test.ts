@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { Hex, TransactionReceipt } from 'viem';
 import { createLogger } from '../../../src/log.js';
 import { MinedSends, WATCH_BLOCKS, rawOf } from '../../../src/chains/evm/mined-sends.js';
-import type { OutboxEntry } from '../../../src/chains/evm/ledger.js';
+import type { OutboxEntry } from '../../../src/chains/evm/outbox.js';
 import type { BroadcastOutcome } from '../../../src/chains/evm/rpc.js';
 import { memStore } from '../../chains/evm/ledger-support.js';
 
