@@ -20,7 +20,7 @@ export interface QuoteField {
 }
 
 /** What the order is to be: the id this request proposes, its addresses and its family's terms (none for Family A). */
-export type ProposedOrder = Omit<QuoteOrder, 'type' | 'quote'>;
+export type ProposedOrder = Omit<QuoteOrder, 'type'>;
 
 export function quoteNamed(deps: QuoteOrderDeps, named: QuoteField, opts: RequestOptions): Promise<Quote> {
   return known(named, () => deps.quotes.get(deps.bus, named.quoteId, opts));
@@ -47,8 +47,10 @@ function madeElsewhere({ field, quoteId }: QuoteField, where: string): QuoteNotF
   return new QuoteNotFound(`\`${field}\` ${quoteId} is a quote made through ${where}, not POST /quote of this one; quote here first.`);
 }
 
-export function orderFromQuote(deps: QuoteOrderDeps, named: QuoteField, quote: Quote, order: ProposedOrder, opts: RequestOptions): Promise<QuoteOrdered> {
-  return known(named, () => deps.bus.request({ kind: 'quote', id: named.quoteId }, { type: 'quote.order', quote, ...order }, opts));
+/** Orders the named quote: its host makes the order from the quote its actor holds (the edge's copy only validated
+ *  the request). */
+export function orderFromQuote(deps: Pick<QuoteOrderDeps, 'bus'>, named: QuoteField, order: ProposedOrder, opts: RequestOptions): Promise<QuoteOrdered> {
+  return known(named, () => deps.bus.request({ kind: 'quote', id: named.quoteId }, { type: 'quote.order', ...order }, opts));
 }
 
 async function known<T>({ field, quoteId }: QuoteField, call: () => Promise<T>): Promise<T> {

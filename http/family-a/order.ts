@@ -62,7 +62,7 @@ export function postOrder(deps: OrderRouteDeps): Koa.Middleware {
     assertRefundViable(quote);
 
     const proposed = deps.newId();
-    const { orderId, order } = await orderFromQuote(deps, named, quote, { orderId: proposed, toAddress, refundAddress }, opts);
+    const { orderId, order } = await orderFromQuote(deps, named, { orderId: proposed, toAddress, refundAddress }, opts);
     log.info({ order_id: orderId, quote_id: quoteId, repeat: orderId !== proposed }, orderId === proposed ? 'order created' : 'order returned again');
     // 201 on a repeat as well: the spec gives POST /order one success status, and the answer is the same order.
     ctx.status = 201;

@@ -117,7 +117,7 @@ export function postOrderB(deps: BOrderDeps): Koa.Middleware {
         return answer(ctx, { status: 200, order: existing, quote, amountFormat, refundToken: refundTokenOf(existing, deps.secret) });
       }
     }
-    const { orderId, order } = await orderFromQuote(deps, named, quote, { orderId: proposed, toAddress, refundAddress, terms }, opts);
+    const { orderId, order } = await orderFromQuote(deps, named, { orderId: proposed, toAddress, refundAddress, terms }, opts);
     if (!sameRequest(order, quoteId, toAddress, refundAddress, terms)) {
       throw new BError(409, 'conflict', `\`quoteId\` ${quoteId} is already bound to another order.`, {});
     }

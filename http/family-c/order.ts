@@ -83,7 +83,7 @@ export function postOrderC(deps: COrderDeps): Koa.Middleware {
     const terms = termsOf(quote, slippageBps, b, senderAddress);
 
     const proposed = deps.newId();
-    const { orderId, order } = await orderFromQuote(deps, named, quote, { orderId: proposed, toAddress, refundAddress, terms }, opts);
+    const { orderId, order } = await orderFromQuote(deps, named, { orderId: proposed, toAddress, refundAddress, terms }, opts);
     if (!sameRequest(order, quoteId, toAddress, refundAddress, terms)) {
       throw new BError(409, 'conflict', `\`id\` ${quoteId} is already bound to an order with other terms.`, { orderId: order.id });
     }

@@ -120,7 +120,7 @@ const COMMANDS: CommandChecks = {
       type: oneOf(['quote.bind']), orderId: isString, toAddress: isString, refundAddress: nullable(isString),
     }),
     'quote.order': shapeOf<Command<'quote', 'quote.order'>>({
-      type: oneOf(['quote.order']), orderId: isString, quote: isQuote, toAddress: isString, refundAddress: nullable(isString), terms: optional(isOrderTerms),
+      type: oneOf(['quote.order']), orderId: isString, toAddress: isString, refundAddress: nullable(isString), terms: optional(isOrderTerms),
     }),
   },
   order: {

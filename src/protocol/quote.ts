@@ -38,15 +38,14 @@ export interface QuoteBound {
 /**
  * Binds the quote to one order and creates that order: `quote.bind` with `orderId` proposed, then `order.create` of
  * the order the quote is bound to, in one message to the quote's shard. The quote's host answers it (not the quote
- * actor: actors/placement.ts); it fails as either command would. Repeats are safe as each command's are: the same
- * addresses again answer the bound order, and its creation completes if an earlier attempt stopped after the bind.
+ * actor: actors/placement.ts) and makes the order from the quote as the quote's actor holds it, never from a copy the
+ * message carries; it fails as either command would. Repeats are safe as each command's are: the same addresses again
+ * answer the bound order, and its creation completes if an earlier attempt stopped after the bind.
  */
 export interface QuoteOrder {
   type: 'quote.order';
   /** The id proposed for the order; the quote's first bind decides the id it gets. */
   orderId: string;
-  /** The quote as issued (its `order.create` needs it). */
-  quote: Quote;
   toAddress: string;
   refundAddress: string | null;
   /** Family B's and C's terms; absent for Family A. */

@@ -70,15 +70,16 @@ describe('POST /order: "Binds a quote to a fresh deposit address"', () => {
     expect([read.body.venue_allowlist, read.body.venue_blocklist]).toEqual([[], ['mayan', 'okx']]);
   });
 
-  it('sends quote.get, then quote.order with a fresh order id and normalised addresses (its host: quote.bind, then order.create), each with the request id', async () => {
+  it('sends quote.get, then quote.order with a fresh order id and normalised addresses (its host: quote.get, quote.bind, then order.create from the quote its actor holds), each with the request id', async () => {
     const quote = world.addQuote();
     const res = await h.postOrder({ quote_id: quote.id, to_address: ADDR.evm.toLowerCase() }, { 'X-Request-Id': 'rid-order-1' });
     expect(res.status).toBe(201);
-    expect(types()).toEqual(['quote.get', 'quote.order', 'quote.bind', 'order.create']);
-    const [get, place, bind, create] = h.bus.calls;
+    expect(types()).toEqual(['quote.get', 'quote.order', 'quote.get', 'quote.bind', 'order.create']);
+    const [get, place, hostGet, bind, create] = h.bus.calls;
     expect(get!.ref).toEqual({ kind: 'quote', id: quote.id });
     expect(place!.ref).toEqual({ kind: 'quote', id: quote.id });
-    expect(place!.message).toEqual({ type: 'quote.order', orderId: h.ids.at(-1), quote, toAddress: ADDR.evm, refundAddress: null });
+    expect(place!.message).toEqual({ type: 'quote.order', orderId: h.ids.at(-1), toAddress: ADDR.evm, refundAddress: null });
+    expect(hostGet).toEqual(get);
     expect(bind!.ref).toEqual({ kind: 'quote', id: quote.id });
     expect(bind!.message).toEqual({ type: 'quote.bind', orderId: h.ids.at(-1), toAddress: ADDR.evm, refundAddress: null });
     expect(create!.ref).toEqual({ kind: 'order', id: h.ids.at(-1) });
@@ -227,7 +228,7 @@ describe('Rule 2: "Changing the addresses for a quote already used is rejected (
     const res = await h.postOrder({ quote_id: quoteId, ...body });
     expect(res.status).toBe(409);
     expect(res.body.error).toBe(`Quote ${quoteId} is already bound to another order with other addresses.`);
-    expect(types()).toEqual(['quote.get', 'quote.order', 'quote.bind']);
+    expect(types()).toEqual(['quote.get', 'quote.order', 'quote.get', 'quote.bind']);
     expect(world.ordersOf(quoteId)).toEqual([original]);
   };
   it('another `to_address`', async () => {
@@ -347,7 +348,7 @@ describe('"410 the quote has expired"', () => {
     const res = await h.postOrder({ quote_id: quote.id, to_address: ADDR.evm });
     expect(res.status).toBe(410);
     expect(res.body.error).toBe(`Quote ${quote.id} expired at ${new Date(quote.expiresAt).toISOString()}.`);
-    expect(types()).toEqual(['quote.get', 'quote.order', 'quote.bind']);
+    expect(types()).toEqual(['quote.get', 'quote.order', 'quote.get', 'quote.bind']);
     expect(world.orders.size).toBe(0);
     // Repeats stay 410: an expired quote never binds later.
     world.clock.set(quote.expiresAt - 1);

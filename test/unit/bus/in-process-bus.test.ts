@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { createInProcessBus } from '../../../src/bus/index.js';
 import type { Envelope, Reply } from '../../../src/bus/types.js';
-import type { QuoteOrder } from '../../../src/protocol/index.js';
+import type { OrderCreate } from '../../../src/protocol/index.js';
 import { loadConfig } from '../../../src/config.js';
 import { BASE_USDC, orderViewOf, quoteOf } from '../../support/fixtures.js';
 import { busContract } from './bus-contract.js';
@@ -37,14 +37,14 @@ describe('In-process bus: a request is handed over as the caller built it, froze
     let got: Envelope | null = null;
     await bus.serve(async (envelope): Promise<Reply> => {
       got = envelope;
-      return { ok: true, value: { orderId: 'o1', order: orderViewOf({ id: 'o1' }) } };
+      return { ok: true, value: orderViewOf({ id: 'o1' }) };
     });
     const quote = quoteOf({ id: 'q1' });
     const steps = quote.route.steps;
-    const command: QuoteOrder = { type: 'quote.order', orderId: 'o1', quote, toAddress: '0xto', refundAddress: null };
-    await bus.request({ kind: 'quote', id: 'q1' }, command, { requestId: 'r1' });
+    const command: OrderCreate = { type: 'order.create', quote, toAddress: '0xto', refundAddress: null };
+    await bus.request({ kind: 'order', id: 'o1' }, command, { requestId: 'r1' });
     const envelope = got as unknown as Envelope;
-    expect(envelope).toEqual({ ref: { kind: 'quote', id: 'q1' }, message: command, requestId: 'r1' });
+    expect(envelope).toEqual({ ref: { kind: 'order', id: 'o1' }, message: command, requestId: 'r1' });
     expect(envelope.message['quote']).toBe(quote);
     expect(() => {
       (envelope.message as { type: string }).type = 'x';

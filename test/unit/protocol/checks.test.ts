@@ -18,7 +18,7 @@ describe('commands: the fields of each command type, as the kind\'s protocol has
         { type: 'quote.request', request: quoteRequest() },
         { type: 'quote.get' },
         { type: 'quote.bind', orderId: 'o', toAddress: '0xto', refundAddress: null },
-        { type: 'quote.order', orderId: 'o', quote, toAddress: '0xto', refundAddress: '0xr', terms: orderViewOf().terms },
+        { type: 'quote.order', orderId: 'o', toAddress: '0xto', refundAddress: '0xr', terms: orderViewOf().terms },
       ],
       order: [
         { type: 'order.create', quote, toAddress: '0xto', refundAddress: null },
