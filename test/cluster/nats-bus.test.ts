@@ -112,6 +112,8 @@ describe('NATS bus: subjects router.shard.<n>; a shard without an owner is retri
       seen.push(env);
       return { ok: true, value: orderViewOf() };
     });
+    // The raw requests below do not retry "no responders" as the bus does: the subscription must reach the server first.
+    await worker.flush();
     const ask = async (body: unknown) => decodeJson(new TextDecoder().decode((await edge.request(shardSubject(shard), encodeJson(body), { timeout: 2_000 })).data));
     const refused = { ok: false, error: { code: 'malformed_message', retriable: false } };
     expect(await ask({ hello: 'world' })).toMatchObject(refused);
