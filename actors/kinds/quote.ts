@@ -4,7 +4,7 @@ import { fromPromise } from 'xstate';
 import {
   PRICE_ROUTES, quoteMachine, type PricedAt, type QuoteBinding, type QuoteContext, type QuoteRefusal, type QuoteRouting,
 } from '../../machines/quote.machine.js';
-import { isNumber, isString, nullable, shapeOf } from '../../src/checks.js';
+import { describeWrongAt, isNumber, isString, nullable, shapeOf } from '../../src/checks.js';
 import type { Failure } from '../../src/bus/types.js';
 import type { Clock } from '../../src/clock.js';
 import { QuoteAlreadyBound, QuoteExpired, QuoteNotFound, QuoteRefused, toErrorData } from '../../src/errors.js';
@@ -121,7 +121,7 @@ export function quoteKind(deps: QuoteKindDeps): ActorKindSpec<QuoteProtocol, typ
     },
     wakeUp: () => null,
     status: (s) => String(s.value),
-    contextProblem: (context) => (isStoredQuoteContext(context) ? null : 'its context is not a quote\'s (id, request, quote, refusal, binding)'),
+    contextProblem: (context) => (isStoredQuoteContext(context) ? null : `its context is not a quote's: it fails at ${describeWrongAt(isStoredQuoteContext, context)}`),
     idleMs: QUOTE_IDLE_MS,
   };
 }

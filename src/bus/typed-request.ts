@@ -1,6 +1,7 @@
 // The typed side of every bus adapter: `Bus.request` over an adapter's way of carrying one envelope. Commands are
 // checked against the kind's protocol before they leave, so every adapter refuses an unknown command the same way, and
 // each reply's value against the protocol's reply to its command when it comes back.
+import { describeWrongAt } from '../checks.js';
 import { MalformedMessage, UnknownCommand } from '../errors.js';
 import { isCommandOf, replyCheck, type ActorKind, type AnyCommand, type Command, type CommandType, type ReplyTo } from '../protocol/index.js';
 import type { ActorRef, Bus, RequestOptions } from './types.js';
@@ -27,8 +28,11 @@ export function typedRequest(carry: Carry): Bus['request'] {
     const value = await carry({ ref, message: command, requestId: opts.requestId }, opts);
     // The value is checked against the protocol's reply to this command, so a reply of another version's shape fails
     // here instead of in whatever reads it.
-    if (!replyCheck(ref.kind, command.type)(value)) {
-      throw new MalformedMessage(`The reply of ${ref.kind} ${ref.id} to ${JSON.stringify(command.type)} does not have the fields of this version's protocol.`);
+    const check = replyCheck(ref.kind, command.type);
+    if (!check(value)) {
+      throw new MalformedMessage(
+        `The reply of ${ref.kind} ${ref.id} to ${JSON.stringify(command.type)} does not have the fields of this version's protocol: it fails at ${describeWrongAt(check, value)}.`,
+      );
     }
     return value;
   };

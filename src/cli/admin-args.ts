@@ -1,6 +1,7 @@
 // A `router admin` command line becomes one request of the admin subject (its subject, body and renderer), a local
 // audit, or a usage error, before any connection is made.
 import { parseArgs } from 'node:util';
+import { describeWrongAt } from '../checks.js';
 import { MalformedMessage } from '../errors.js';
 import { adminAnswerCheck } from '../protocol/admin-checks.js';
 import { ACTORS_LIMIT, ADMIN_SUBJECTS, type AdminAnswer, type AdminEndpoint } from '../protocol/admin.js';
@@ -81,8 +82,9 @@ function callOf<E extends AdminEndpoint>(endpoint: E, body: Record<string, unkno
 /** The answer of `endpoint`, once its fields are the protocol's. @throws MalformedMessage (a worker of another version) */
 export function answerOf<E extends AdminEndpoint>(endpoint: E, json: string): AdminAnswer<E> {
   const value: unknown = decodeJson(json);
-  if (!adminAnswerCheck(endpoint)(value)) {
-    throw new MalformedMessage(`The answer of ${ADMIN_SUBJECTS[endpoint]} does not have the fields this version of the CLI reads: ${json.slice(0, 300)}`);
+  const check = adminAnswerCheck(endpoint);
+  if (!check(value)) {
+    throw new MalformedMessage(`The answer of ${ADMIN_SUBJECTS[endpoint]} does not have the fields this version of the CLI reads: it fails at ${describeWrongAt(check, value)}.`);
   }
   return value;
 }

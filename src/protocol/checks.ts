@@ -5,7 +5,7 @@
 // `shapeOf` needs a check for every field of its type, so a field added to the protocol cannot go unchecked.
 import { CHAIN_NAMES, type AmountFormat } from '../assets/types.js';
 import {
-  anything, arrayOf, isBigint, isBoolean, isInteger, isNumber, isString, mapOf, nullable, oneOf, optional, shapeOf, variantsOf, type Guard,
+  anything, arrayOf, describeWrongAt, isBigint, isBoolean, isInteger, isNumber, isString, mapOf, nullable, oneOf, optional, shapeOf, variantsOf, type Guard,
 } from '../checks.js';
 import type { ErrorData } from '../errors.js';
 import { REFUND_REASONS, type Holding } from '../orders/money.js';
@@ -145,13 +145,19 @@ const REPLIES: ReplyChecks = {
 const isTimerDue = shapeOf<TimerDue>({ type: oneOf([TIMER_DUE]), at: isMillis });
 
 /**
- * True when `message` names a command of `kind` (or the runtime's own wake-up) but its fields are not that command's.
- * A type the kind does not know is not malformed here: the runtime refuses it as UnknownCommand.
+ * Where `message` fails, when it names a command of `kind` (or the runtime's own wake-up) but its fields are not that
+ * command's: the first field that does not read, described (`describeWrongAt`); null when it reads. A type the kind
+ * does not know is not malformed here: the runtime refuses it as UnknownCommand.
  */
-export function isMalformedCommand(kind: keyof Protocols, message: { readonly type: string; readonly [field: string]: unknown }): boolean {
-  if (message.type === TIMER_DUE) return !isTimerDue(message);
+export function malformedCommandAt(kind: keyof Protocols, message: { readonly type: string; readonly [field: string]: unknown }): string | null {
   const checks: Readonly<Record<string, Guard<unknown>>> = COMMANDS[kind];
-  return Object.hasOwn(checks, message.type) && !checks[message.type]!(message);
+  const check = message.type === TIMER_DUE ? isTimerDue : Object.hasOwn(checks, message.type) ? checks[message.type]! : null;
+  return check === null || check(message) ? null : describeWrongAt(check, message);
+}
+
+/** True when `message` names a command of `kind` but its fields are not that command's (see malformedCommandAt). */
+export function isMalformedCommand(kind: keyof Protocols, message: { readonly type: string; readonly [field: string]: unknown }): boolean {
+  return malformedCommandAt(kind, message) !== null;
 }
 
 /** The check of the reply to a command of `kind` and `type`. */

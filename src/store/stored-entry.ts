@@ -1,7 +1,7 @@
 // The store's key entries (outboxes, nonces, deposit owners, a chain's bookkeeping) are JSON text this service wrote.
 // They are read back through a check of their shape, not cast: a damaged entry, or one another version wrote without a
 // field this one needs, stops the read with the entry named, instead of moving money on a field it does not have.
-import type { Guard } from '../checks.js';
+import { describeWrongAt, type Guard } from '../checks.js';
 import type { ActorStore } from './types.js';
 
 /** A key entry whose text is not JSON or not of its shape. */
@@ -17,7 +17,9 @@ export function readEntry<T>(raw: string, what: string, isShape: Guard<T>): T {
   } catch {
     throw new StoredEntryError(`The stored entry ${what} is not JSON.`);
   }
-  if (!isShape(value)) throw new StoredEntryError(`The stored entry ${what} does not have the shape this service reads: ${raw.slice(0, 300)}`);
+  if (!isShape(value)) {
+    throw new StoredEntryError(`The stored entry ${what} does not have the shape this service reads: it fails at ${describeWrongAt(isShape, value)}: ${raw.slice(0, 300)}`);
+  }
   return value;
 }
 

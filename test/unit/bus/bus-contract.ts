@@ -42,7 +42,7 @@ export function busContract(name: string, open: () => Promise<{ bus: Bus; close(
       const { status: _left, ...withoutStatus } = orderViewOf();
       const stop = await bus.serve(async () => ({ ok: true, value: withoutStatus }));
       await expect(bus.request({ kind: 'order', id: 'a1' }, { type: 'order.get' })).rejects.toThrow(
-        new MalformedMessage('The reply of order a1 to "order.get" does not have the fields of this version\'s protocol.'),
+        new MalformedMessage('The reply of order a1 to "order.get" does not have the fields of this version\'s protocol: it fails at `status`.'),
       );
       await stop();
       await close();

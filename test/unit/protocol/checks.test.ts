@@ -2,7 +2,7 @@
 // a reply as the edge receives it. What this service sends passes; what a sender of another shape sends is refused.
 import { describe, expect, it } from 'vitest';
 import { findAsset } from '../../../src/assets/registry.js';
-import { commandTypes, isMalformedCommand, isOrderView, isQuote, replyCheck, TIMER_DUE } from '../../../src/protocol/index.js';
+import { commandTypes, isMalformedCommand, isOrderView, isQuote, malformedCommandAt, replyCheck, TIMER_DUE } from '../../../src/protocol/index.js';
 import { createRouter, DEFAULT_DEADLINES, DEFAULT_MAX_HOPS, DEFAULT_PATH_LIMIT } from '../../../src/routing/index.js';
 import { roundTrip } from '../../../src/store/codec.js';
 import { createSimMarket } from '../../../src/venues/index.js';
@@ -48,6 +48,15 @@ describe('commands: the fields of each command type, as the kind\'s protocol has
     expect(isMalformedCommand('quote', { type: 'quote.request', request: { ...quoteRequest(), allowlist: ['no_such_venue'] } })).toBe(true);
     expect(isMalformedCommand('order', { type: 'order.create', quote: { ...quoteOf(), route: null }, toAddress: '0xto', refundAddress: null })).toBe(true);
     expect(isMalformedCommand('order', { type: 'order.create', quote: quoteOf(), toAddress: '0xto', refundAddress: null, terms: { family: 'a' } })).toBe(true);
+  });
+
+  it('a malformed command is described by the first field that does not read, for the refusal\'s message', () => {
+    expect(malformedCommandAt('order', { ...deposit, amount: 5 })).toBe('`amount`');
+    expect(malformedCommandAt('quote', { type: 'quote.request', request: { ...quoteRequest(), allowlist: ['no_such_venue'] } })).toBe('`request.allowlist[0]`');
+    const { route: _route, ...noRoute } = quoteOf();
+    expect(malformedCommandAt('order', { type: 'order.create', quote: noRoute, toAddress: '0xto', refundAddress: null })).toBe('`quote.route`');
+    expect(malformedCommandAt('order', deposit)).toBeNull();
+    expect(malformedCommandAt('order', { type: 'quote.get' })).toBeNull();
   });
 
   it('fields the protocol does not name are let through (a newer sender may add one)', () => {
