@@ -1,5 +1,6 @@
 // The NATS bus against the bus contract on a real nats-server, plus what only NATS shows: requests go to the
 // subject of the actor's shard, and "no responders" while a shard has no owner is retried before Unavailable.
+import { Writable } from 'node:stream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNatsBus, shardOf, shardSubject } from '../../src/bus/index.js';
@@ -104,8 +105,15 @@ describe('NATS bus: subjects router.shard.<n>; a shard without an owner is retri
     await admin.close();
   });
 
-  it('a message off the wire that is not an envelope, or whose command lacks its fields, is answered malformed_message and no actor sees it', async () => {
-    const w = createNatsBus(worker, opts);
+  it('a message off the wire that is not an envelope, or whose command lacks its fields, is answered malformed_message naming the field, logged at warn, and no actor sees it', async () => {
+    const lines: Array<{ level: number; msg: string; err: string }> = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(JSON.parse(chunk.toString()));
+        done();
+      },
+    });
+    const w = createNatsBus(worker, { ...opts, logger: createLogger('warn', sink) });
     const shard = shardOf('raw', 16);
     const seen: unknown[] = [];
     const stop = await w.serveShard(shard, async (env) => {
@@ -118,8 +126,12 @@ describe('NATS bus: subjects router.shard.<n>; a shard without an owner is retri
     const refused = { ok: false, error: { code: 'malformed_message', retriable: false } };
     expect(await ask({ hello: 'world' })).toMatchObject(refused);
     expect(await ask({ ref: { kind: 'wallet', id: 'raw' }, message: { type: 'order.get' } })).toMatchObject(refused);
-    expect(await ask({ ref: { kind: 'order', id: 'raw' }, message: { type: 'deposit', txId: 't', from: '0xa', amount: 5, confirmations: 1, required: 1 } })).toMatchObject(refused);
+    const deposit = await ask({ ref: { kind: 'order', id: 'raw' }, message: { type: 'deposit', txId: 't', from: '0xa', amount: 5, confirmations: 1, required: 1 } });
+    expect(deposit).toMatchObject({ ...refused, error: { ...refused.error, message: 'The command "deposit" to order raw does not have the fields of this version\'s protocol: it fails at `amount`.' } });
     expect(seen).toEqual([]);
+    // Each refusal is logged at warn (40) with its reason.
+    expect(lines.map((l) => [l.level, l.msg])).toEqual(Array.from({ length: 3 }, () => [40, 'malformed bus message refused']));
+    expect(lines[2]!.err).toContain('it fails at `amount`');
     expect(await ask({ ref: { kind: 'order', id: 'raw' }, message: { type: 'order.get' } })).toMatchObject({ ok: true });
     expect(seen).toHaveLength(1);
     await stop();
