@@ -13,8 +13,6 @@ export const isNumber: Guard<number> = (v): v is number => typeof v === 'number'
 export const isInteger: Guard<number> = (v): v is number => Number.isSafeInteger(v);
 export const isBoolean: Guard<boolean> = (v): v is boolean => typeof v === 'boolean';
 export const isBigint: Guard<bigint> = (v): v is bigint => typeof v === 'bigint';
-/** Any JSON value, present (`details` of an error, raw venue payloads). */
-export const isPresent: Check = (v) => v !== undefined;
 /** Base units written as a decimal integer string. */
 export const isUnits: Guard<string> = (v): v is string => typeof v === 'string' && /^[0-9]+$/.test(v);
 /** How a composite check finds the first place in a value that fails it, as a path ('' = the value itself). */

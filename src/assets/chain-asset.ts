@@ -3,7 +3,7 @@
 import { InvalidRequest, UnknownAsset } from '../errors.js';
 import { CHAINS, chainByEvmId } from './chains.js';
 import { ASSETS, NATIVE_EVM_ADDRESS, findAsset } from './registry.js';
-import { CHAIN_NAMES, type AmountFormat, type Asset, type Chain, type ChainName } from './types.js';
+import { CHAIN_NAMES, isChainName, type AmountFormat, type Asset, type Chain } from './types.js';
 
 /** The pseudo-address many EVM tools (1inch, LI.FI, KyberSwap...) use for the native coin; accepted as input only. */
 const EEE_NATIVE_ADDRESS = '0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee';
@@ -61,7 +61,7 @@ function parseChain(name: string): Chain | undefined {
     const id = name.slice('evm:'.length);
     return EVM_CHAIN_ID.test(id) ? chainByEvmId(Number(id)) : undefined;
   }
-  return (CHAIN_NAMES as readonly string[]).includes(name) ? CHAINS[name as ChainName] : undefined;
+  return isChainName(name) ? CHAINS[name] : undefined;
 }
 
 /** `asset` is already lower case. */

@@ -3,6 +3,8 @@
 /** Chain names of the spec. EVM chains also answer to `evm:<chain id>`. */
 export const CHAIN_NAMES = ['ethereum', 'base', 'arbitrum', 'robinhood', 'ink', 'bitcoin', 'hyperliquid'] as const;
 export type ChainName = (typeof CHAIN_NAMES)[number];
+/** True for a chain of the registry, by its name. */
+export const isChainName = (v: unknown): v is ChainName => typeof v === 'string' && (CHAIN_NAMES as readonly string[]).includes(v);
 
 export type ChainKind = 'evm' | 'bitcoin' | 'hyperliquid';
 

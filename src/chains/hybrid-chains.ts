@@ -26,6 +26,7 @@ import { InsufficientFunds, simulatedDepositOnRealChain } from './errors.js';
 import { ChainMoved } from './evm/errors.js';
 import { blockHashOrNull, depositPlace, type EvmDeposit } from './evm/deposit-scan.js';
 import { openEvmChain, type EvmChain, type EvmChainOptions } from './evm/ledger.js';
+import { lowerAddress } from './evm/rpc.js';
 import type { AccountReconciliation, ChainLedger, GasDeskSpend, Deposit, Reorg, SimChains, Transfer, TransferFilter, TransferRequest } from './types.js';
 import { gasDesk } from './gas-desk.js';
 import { isInternalAccount, routerAccounts } from './router-accounts.js';
@@ -181,7 +182,7 @@ export function openHybridChains(opts: HybridChainsOptions): HybridChains {
     if (typeof address !== 'string' || !isAddress(address, { strict: false })) {
       throw new InvalidAddress(`${field} must be an EVM address or an internal account of the router.`, field);
     }
-    return address.toLowerCase() as Address;
+    return lowerAddress(address);
   }
 
   // ------------------------------------------------------------------ real transaction map

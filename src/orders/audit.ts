@@ -35,7 +35,8 @@
 // `gas_undercharged` finding.
 import { chainsSharingAddresses } from '../assets/chains.js';
 import { ASSETS, assetById } from '../assets/registry.js';
-import { CHAIN_NAMES, type AssetId, type ChainName } from '../assets/types.js';
+import { CHAIN_NAMES, isChainName, type AssetId, type ChainName } from '../assets/types.js';
+import { isObject } from '../checks.js';
 import { accountKey } from '../chains/accounts.js';
 import type { AccountReconciliation, Balance, GasDeskSpend, Transfer } from '../chains/types.js';
 import { holdingAccount, holdings, isInternalAccount, moneyFlows, type ChainAmount, type MoneyRecords } from './money.js';
@@ -475,7 +476,6 @@ function fromNative(wei: bigint, asset: AssetId, prices: Readonly<Record<string,
 
 // ---- reading stored contexts ----
 
-const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 type FieldType = 'string' | 'bigint' | 'number' | 'chain' | 'asset' | 'string|null';
 const isAsset = (v: unknown): boolean => {
   if (typeof v !== 'string') return false;
@@ -489,14 +489,13 @@ const isAsset = (v: unknown): boolean => {
 const KIND_NAMES: Record<FieldType, string> = {
   string: 'a string', bigint: 'a bigint', number: 'a number', chain: 'a chain', asset: 'a known asset id', 'string|null': 'a string or null',
 };
-const isChain = (v: unknown): v is ChainName => typeof v === 'string' && (CHAIN_NAMES as readonly string[]).includes(v);
 
 /** Why `v` is not money records, or null when it is. Checks every field `holdings`, `moneyFlows` and the audit read,
  *  so a stored context of another shape (an older machine) is reported instead of mis-summed. */
 export function moneyRecordsProblem(v: unknown): string | null {
   if (!isObject(v)) return 'the context is not an object';
   if (typeof v.id !== 'string') return 'id is not a string';
-  if (!isChain(v.sourceChain)) return 'sourceChain is not a chain';
+  if (!isChainName(v.sourceChain)) return 'sourceChain is not a chain';
   if (!isObject(v.route) || !isAsset(v.route.from)) return 'route.from is not a known asset id';
   if (v.vault !== null && !(isObject(v.vault) && typeof v.vault.address === 'string')) return 'vault is neither null nor {address}';
   const fields = (list: unknown, name: string, shape: Record<string, FieldType>): string | null => {
@@ -521,7 +520,7 @@ function fieldsProblem(v: unknown, shape: Record<string, FieldType>, name = ''):
   for (const [field, type] of Object.entries(shape)) {
     const x = v[field];
     const ok =
-      type === 'chain' ? isChain(x) : type === 'asset' ? isAsset(x) : type === 'string|null' ? x === null || typeof x === 'string' : typeof x === type;
+      type === 'chain' ? isChainName(x) : type === 'asset' ? isAsset(x) : type === 'string|null' ? x === null || typeof x === 'string' : typeof x === type;
     if (!ok) return `${where}${field} is not ${KIND_NAMES[type]}`;
   }
   return null;

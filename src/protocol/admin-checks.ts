@@ -1,6 +1,6 @@
 // The admin subject's answers checked where the CLI receives them: a worker of another version may answer another
 // shape, which is then named as such instead of rendered as `undefined` columns or a wrong exit code.
-import { CHAIN_NAMES } from '../assets/types.js';
+import { isChainName } from '../assets/types.js';
 import {
   anything, arrayOf, isBoolean, isInteger, isNumber, isString, mapOf, nullable, oneOf, optional, shapeOf, variantsOf, type Guard,
 } from '../checks.js';
@@ -12,7 +12,6 @@ import type { AdminAnswer, AdminEndpoint, AdminErrorAnswer } from './admin.js';
 import { ACTOR_KINDS } from './kinds.js';
 
 const isKind = oneOf(ACTOR_KINDS);
-const isChain = oneOf(CHAIN_NAMES);
 /** An amount of the audit's wire form: a decimal integer string, negative for a difference. */
 const isAmount: Guard<string> = (v): v is string => typeof v === 'string' && /^-?[0-9]+$/.test(v);
 
@@ -27,25 +26,25 @@ const isSummary = shapeOf<ActorSummary>({
 });
 
 const isRow = shapeOf<AuditRowJson>({
-  chain: isChain, asset: isString, arrived: isAmount, recorded: isAmount, foreign: isAmount, pending: isAmount, swappedIn: isAmount,
+  chain: isChainName, asset: isString, arrived: isAmount, recorded: isAmount, foreign: isAmount, pending: isAmount, swappedIn: isAmount,
   swappedOut: isAmount, delivered: isAmount, refunded: isAmount, costs: isAmount, held: isAmount, ledgerHeld: isAmount, difference: isAmount,
   unrecorded: isAmount, heldMismatch: isAmount,
 });
 const isAccount = shapeOf<AccountRowJson>({
-  chain: isChain, role: oneOf(['treasury', 'gas']), address: isString, asset: isString, block: isInteger, onChain: isAmount, expected: isAmount,
+  chain: isChainName, role: oneOf(['treasury', 'gas']), address: isString, asset: isString, block: isInteger, onChain: isAmount, expected: isAmount,
   float: isAmount, booked: isAmount, fees: isAmount, inFlight: isAmount, unrestored: optional(arrayOf(isString)), difference: isAmount,
 });
 const isGasRow = shapeOf<GasDeskRowJson>({
-  order: isString, chain: isChain, asset: isString, address: isString, charged: isAmount, chargedWei: nullable(isAmount), spentWei: isAmount,
+  order: isString, chain: isChainName, asset: isString, address: isString, charged: isAmount, chargedWei: nullable(isAmount), spentWei: isAmount,
   spent: nullable(isAmount), toppedUp: isAmount,
 });
 const isPlaced = shapeOf<PlacedDepositJson>({
-  order: isString, chain: isChain, asset: isString, address: isString, txId: isString, from: isString, amount: isAmount, place: isString,
+  order: isString, chain: isChainName, asset: isString, address: isString, txId: isString, from: isString, amount: isAmount, place: isString,
 });
 
 type Finding<K extends AuditFindingJson['kind']> = Extract<AuditFindingJson, { kind: K }>;
 /** The fields every finding has. */
-const AT = { order: isString, chain: isChain, asset: isString, address: isString };
+const AT = { order: isString, chain: isChainName, asset: isString, address: isString };
 const isFinding = variantsOf<AuditFindingJson, 'kind'>('kind', {
   unrecorded_deposit: shapeOf<Finding<'unrecorded_deposit'>>({ ...AT, kind: oneOf(['unrecorded_deposit']), txId: isString, amount: isAmount }),
   missing_deposit: shapeOf<Finding<'missing_deposit'>>({ ...AT, kind: oneOf(['missing_deposit']), txId: isString, amount: isAmount }),

@@ -3,7 +3,7 @@
 // send what the other does not read; a command or reply of another shape is then refused where it arrives (the
 // sender gets MalformedMessage) instead of reaching an actor, or a client's answer, without a field it needs.
 // `shapeOf` needs a check for every field of its type, so a field added to the protocol cannot go unchecked.
-import { CHAIN_NAMES, type AmountFormat } from '../assets/types.js';
+import { isChainName, type AmountFormat } from '../assets/types.js';
 import {
   anything, arrayOf, describeWrongAt, isBigint, isBoolean, isInteger, isNumber, isString, mapOf, nullable, oneOf, optional, shapeOf, variantsOf, type Guard,
 } from '../checks.js';
@@ -20,7 +20,6 @@ import { TIMER_DUE, type TimerDue } from './protocol.js';
 import type { QuoteBound, QuoteOrdered } from './quote.js';
 
 const isVenue = oneOf(VENUE_IDS);
-const isChain = oneOf(CHAIN_NAMES);
 const isFormat: Guard<AmountFormat> = oneOf(['formatted', 'raw']);
 const isMillis = isNumber;
 
@@ -95,7 +94,7 @@ const isRefundView = shapeOf<RefundView>({
   reason: oneOf(REFUND_REASONS), asset: isString, amount: isBigint, cost: isBigint, to: isString, txId: nullable(isString), at: isMillis,
 });
 
-const isHolding = shapeOf<Holding>({ chain: isChain, asset: isString, address: isString, amount: isBigint });
+const isHolding = shapeOf<Holding>({ chain: isChainName, asset: isString, address: isString, amount: isBigint });
 
 export const isOrderView = shapeOf<OrderView>({
   id: isString, quoteId: isString, vaultId: isString, format: isFormat, from: isString, to: isString, fromAmount: isBigint,
@@ -153,11 +152,6 @@ export function malformedCommandAt(kind: keyof Protocols, message: { readonly ty
   const checks: Readonly<Record<string, Guard<unknown>>> = COMMANDS[kind];
   const check = message.type === TIMER_DUE ? isTimerDue : Object.hasOwn(checks, message.type) ? checks[message.type]! : null;
   return check === null || check(message) ? null : describeWrongAt(check, message);
-}
-
-/** True when `message` names a command of `kind` but its fields are not that command's (see malformedCommandAt). */
-export function isMalformedCommand(kind: keyof Protocols, message: { readonly type: string; readonly [field: string]: unknown }): boolean {
-  return malformedCommandAt(kind, message) !== null;
 }
 
 /** The check of the reply to a command of `kind` and `type`. */

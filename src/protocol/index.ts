@@ -12,4 +12,4 @@ export type {
   AdminShardRow, AdminShardsAnswer, AdminWorkerRow,
 } from './admin.js';
 export { ACTORS_LIMIT, ADMIN_ENDPOINTS, ADMIN_GROUP, ADMIN_SERVICE_NAME, ADMIN_SUBJECTS } from './admin.js';
-export { isErrorData, isMalformedCommand, isOrderTerms, malformedCommandAt, isOrderView, isQuote, isQuoteAudit, isQuoteRequest, replyCheck } from './checks.js';
+export { isErrorData, isOrderTerms, malformedCommandAt, isOrderView, isQuote, isQuoteAudit, isQuoteRequest, replyCheck } from './checks.js';

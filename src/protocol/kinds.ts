@@ -44,7 +44,7 @@ export function commandTypes<K extends ActorKind>(kind: K): Array<CommandType<K>
 
 /**
  * True when an actor of `kind` accepts a command of this `type`. Only the discriminant is checked here: the bus checks
- * a command's fields where it arrives (isMalformedCommand), before the command reaches anything that narrows with this.
+ * a command's fields where it arrives (malformedCommandAt), before the command reaches anything that narrows with this.
  */
 export function isCommandOf(kind: ActorKind, command: { type: string }): command is AnyCommand {
   const table: Readonly<Record<string, true>> | undefined = BY_KIND[kind];

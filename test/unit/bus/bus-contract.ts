@@ -5,16 +5,22 @@ import { MalformedMessage, OrderNotFound, toErrorData, Unavailable, UnknownComma
 import type { OrderDeposit } from '../../../src/protocol/index.js';
 import { orderViewOf } from '../../support/fixtures.js';
 
+/** Serves `bus` with a host that records every envelope it is handed and answers each with `value`. */
+async function recordingHost(bus: Bus, value: unknown): Promise<{ seen: Envelope[]; stop: () => Promise<void> }> {
+  const seen: Envelope[] = [];
+  const stop = await bus.serve(async (e) => {
+    seen.push(e);
+    return { ok: true, value };
+  });
+  return { seen, stop };
+}
+
 export function busContract(name: string, open: () => Promise<{ bus: Bus; close(): Promise<void> }>): void {
   describe(`Bus contract: ${name}`, () => {
     it('a request reaches the actor host with its ref, command and request id, and the reply value comes back (bigints too)', async () => {
       const { bus, close } = await open();
-      const seen: Envelope[] = [];
       const order = orderViewOf({ id: 'a1', fromAmount: 2n ** 200n });
-      const stop = await bus.serve(async (e) => {
-        seen.push(e);
-        return { ok: true, value: order };
-      });
+      const { seen, stop } = await recordingHost(bus, order);
       const deposit = { type: 'deposit', txId: 't-1', from: '0xabc', amount: 2n ** 70n, confirmations: 1, required: 3 } as const;
       expect(await bus.request({ kind: 'order', id: 'a1' }, deposit, { requestId: 'r-1' })).toEqual(order);
       expect(seen).toEqual([{ ref: { kind: 'order', id: 'a1' }, message: deposit, requestId: 'r-1' }]);
@@ -24,11 +30,7 @@ export function busContract(name: string, open: () => Promise<{ bus: Bus; close(
 
     it('a command whose fields are not its type\'s in the protocol is refused with MalformedMessage before its actor sees it', async () => {
       const { bus, close } = await open();
-      const seen: Envelope[] = [];
-      const stop = await bus.serve(async (e) => {
-        seen.push(e);
-        return { ok: true, value: orderViewOf() };
-      });
+      const { seen, stop } = await recordingHost(bus, orderViewOf());
       // As a sender of another version would send it: the amount as a number, not base units.
       const deposit = { type: 'deposit', txId: 't-1', from: '0xabc', amount: 5, confirmations: 1, required: 3 } as unknown as OrderDeposit;
       await expect(bus.request({ kind: 'order', id: 'a1' }, deposit)).rejects.toBeInstanceOf(MalformedMessage);
@@ -50,11 +52,7 @@ export function busContract(name: string, open: () => Promise<{ bus: Bus; close(
 
     it('a command its kind does not know is refused with UnknownCommand, and nothing is sent', async () => {
       const { bus, close } = await open();
-      const seen: Envelope[] = [];
-      const stop = await bus.serve(async (e) => {
-        seen.push(e);
-        return { ok: true, value: null };
-      });
+      const { seen, stop } = await recordingHost(bus, null);
       // @ts-expect-error quote.get is a quote command: the compiler refuses it for an order, and so does the bus.
       await expect(bus.request({ kind: 'order', id: 'a1' }, { type: 'quote.get' })).rejects.toBeInstanceOf(UnknownCommand);
       expect(seen).toEqual([]);

@@ -2,11 +2,14 @@
 // a reply as the edge receives it. What this service sends passes; what a sender of another shape sends is refused.
 import { describe, expect, it } from 'vitest';
 import { findAsset } from '../../../src/assets/registry.js';
-import { commandTypes, isMalformedCommand, isOrderView, isQuote, malformedCommandAt, replyCheck, TIMER_DUE } from '../../../src/protocol/index.js';
+import { commandTypes, isOrderView, isQuote, malformedCommandAt, replyCheck, TIMER_DUE } from '../../../src/protocol/index.js';
 import { createRouter, DEFAULT_DEADLINES, DEFAULT_MAX_HOPS, DEFAULT_PATH_LIMIT } from '../../../src/routing/index.js';
 import { roundTrip } from '../../../src/store/codec.js';
 import { createSimMarket } from '../../../src/venues/index.js';
 import { orderViewOf, quoteOf, quoteRequest } from '../../support/fixtures.js';
+
+/** A command that names a type of `kind` whose fields are not that type's. */
+const isMalformedCommand = (kind: 'quote' | 'order', message: { readonly type: string; readonly [field: string]: unknown }) => malformedCommandAt(kind, message) !== null;
 
 const deposit = { type: 'deposit', txId: 't', from: '0xa', amount: 5n, confirmations: 1, required: 3 };
 
