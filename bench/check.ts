@@ -94,6 +94,9 @@ try {
   // Shown beside the bars, not one: the silent venue's round without candidates, as clients ask by default.
   const plain = figures.quote?.fastNeverAnswersDefaultP99AboveBareMs;
   if (plain !== undefined) console.log(`  beside the bars: \`fast\` quotes without candidates, a venue never answering: p99 above the bare server's ${plain.toFixed(1)} ms`);
+  // Beside the overhead's bar: what a Koa server that commits its answer durably adds, measured the same way.
+  const floor = figures.quote?.overheadFloorMs;
+  if (floor !== undefined) console.log(`  beside the bars: the floor of the quote's overhead (Koa, one durable commit, the same answer; less the bare server's) ${floor.toFixed(1)} ms`);
   // Beside the cluster's bars (each target's best over several numbers of callers): the ratios at each number alone.
   const cluster = figures.cluster ?? {};
   for (const key of Object.keys(cluster)) {

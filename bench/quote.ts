@@ -4,7 +4,8 @@
 // that answered (on the critical path). (3) Latency scale 1, `fast` quotes with a venue that never answers
 // (ROUTER_SIM_SILENT_VENUES): p50, p99 and max wall time against the 1.5 s deadline, with `include_candidates` and
 // without (the default request). (2) and (3) also measure, in the same run, what their HTTP client costs by itself:
-// a bare server answering the same bytes after the same wait.
+// a bare server answering the same bytes after the same wait; (2) also what the floor of this design adds (Koa, one
+// durable commit and the same answer, serve.ts), beside the service's own overhead.
 // Usage: npm run bench:quote   (BENCH_SECONDS=5 BENCH_ROUNDS=3 by default; exits 1 when an answer is wrong)
 import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -24,7 +25,7 @@ const CLIENT = clientKind(process.env.BENCH_CLIENT);
 const DIRECT = { from: 'base.usdc', to: 'arbitrum.usdc', from_amount: '2500', return_full_route: true };
 const MULTI = { from: 'bitcoin.btc', to: 'arbitrum.usdc', from_amount: '0.5', return_full_route: true };
 
-async function start(kind: 'echo' | 'service' | 'bare', env: Record<string, string> = {}): Promise<{ port: number; child: ChildProcess }> {
+async function start(kind: 'echo' | 'service' | 'bare' | 'floor', env: Record<string, string> = {}): Promise<{ port: number; child: ChildProcess }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'bench/serve.ts', kind], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -217,9 +218,11 @@ async function overhead() {
   const N = Number(process.env.BENCH_OVERHEAD_QUOTES ?? 20);
   const svc = await start('service', { ROUTER_SIM_LATENCY_SCALE: '1', ROUTER_SIM_FAILURES: 'off' });
   const bare = await start('bare');
+  const floor = await start('floor');
   const client = createClient(CLIENT, 1);
   const over: number[] = [];
   const clientOver: number[] = [];
+  const floorOver: number[] = [];
   try {
     await warmUp(svc.port, OVERHEAD_WARMUP);
     for (const pair of [DIRECT, MULTI]) {
@@ -235,22 +238,28 @@ async function overhead() {
         // The same bytes after the same wait, from a server that does nothing else: what the client costs.
         await client.put(`http://127.0.0.1:${bare.port}/bytes?key=q`, res.text);
         clientOver.push(await bareOverhead(client, bare.port, 'q', request, slowest));
+        // And from Koa storing its answer durably: the least a service of this design adds (serve.ts, `floor`).
+        await client.put(`http://127.0.0.1:${floor.port}/bytes?key=q`, res.text);
+        floorOver.push(await bareOverhead(client, floor.port, 'q', request, slowest));
       }
     }
   } finally {
     client.close();
     await stop(svc.child);
     await stop(bare.child);
+    await stop(floor.child);
   }
   const p90 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.9)]!;
   console.log(`\nLatency scale 1 (failures off), ${over.length} sequential quotes (direct and multi-hop) after ${OVERHEAD_WARMUP} warm-up quotes, client ${CLIENT}:`);
   // Each quote beside the bare server's answer of the same bytes after the same wait: what the service adds.
   const net = over.map((o, i) => o - clientOver[i]!);
   console.log(`  median overhead above the slowest venue that answered: ${median(over).toFixed(1)} ms`);
-  recordResults('quote', { overheadMedianMs: median(over), overheadClientMs: median(clientOver), overheadAboveClientMs: median(net) });
+  const floorNet = floorOver.map((o, i) => o - clientOver[i]!);
+  recordResults('quote', { overheadMedianMs: median(over), overheadClientMs: median(clientOver), overheadAboveClientMs: median(net), overheadFloorMs: median(floorNet) });
   console.log(`  p90 overhead: ${p90(over).toFixed(1)} ms`);
   console.log(`  the client's own cost (bare node:http server, same bytes after the same wait): median ${median(clientOver).toFixed(1)} ms, p90 ${p90(clientOver).toFixed(1)} ms`);
   console.log(`  the service's own overhead (each quote less the bare server's answer of it): median ${median(net).toFixed(1)} ms (goal: <= 2 ms)`);
+  console.log(`  the floor's (Koa, the request read, one durable commit, the answer stringified; less the bare server's): median ${median(floorNet).toFixed(1)} ms, p90 ${p90(floorNet).toFixed(1)} ms`);
 }
 
 /** p50, p99 and max of wall times. */

@@ -1,6 +1,7 @@
-// Child process of the benchmarks: serves a bare Koa JSON echo (the baseline), the embedded service, or a bare
-// node:http server that answers stored bytes after a wait (what the quote bench's client costs by itself), on a free
-// loopback port, and prints {"port": n} on stdout when ready.
+// Child process of the benchmarks: serves a bare Koa JSON echo (the baseline), the embedded service, a bare node:http
+// server that answers stored bytes after a wait (what the quote bench's client costs by itself), or the floor (the
+// least a Koa service that stores its answer durably adds to that), on a free loopback port, and prints
+// {"port": n} on stdout when ready.
 import Koa from 'koa';
 import http from 'node:http';
 import { mkdtempSync } from 'node:fs';
@@ -9,6 +10,7 @@ import { join } from 'node:path';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/log.js';
 import { createEmbeddedService } from '../src/service.js';
+import { openWalDatabase } from '../src/store/sqlite-open.js';
 
 const kind = process.argv[2];
 let app: Koa | null = null;
@@ -40,6 +42,34 @@ if (kind === 'bare') {
       }, Number(url.searchParams.get('ms') ?? 0));
     });
   });
+} else if (kind === 'floor') {
+  // The bare server's two calls through Koa, with what any service of this design does around its answer: the
+  // request's JSON read, the answer less its candidates committed in the store's own mode (WAL, synchronous=FULL, on
+  // the data dir's disk), and the answer's object stringified by Koa. No routing, actor, bus or rendering.
+  const db = openWalDatabase(join(mkdtempSync(join(process.env.BENCH_DATA_ROOT ?? tmpdir(), 'router-floor-')), 'floor.sqlite'));
+  db.exec('CREATE TABLE answers (id INTEGER PRIMARY KEY, request TEXT NOT NULL, answer TEXT NOT NULL)');
+  const insert = db.prepare('INSERT INTO answers (request, answer) VALUES (?, ?)');
+  const answers = new Map<string, object>();
+  app = new Koa();
+  app.use(async (ctx) => {
+    const chunks: Buffer[] = [];
+    for await (const c of ctx.req) chunks.push(c as Buffer);
+    const body: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
+    const key = String(ctx.query.key ?? '');
+    if (ctx.method === 'PUT' && ctx.path === '/bytes') {
+      if (typeof body === 'object' && body !== null) answers.set(key, body);
+      ctx.status = typeof body === 'object' && body !== null ? 204 : 400;
+      return;
+    }
+    const answer = answers.get(key);
+    if (ctx.method !== 'POST' || ctx.path !== '/wait' || !answer) return;
+    const t0 = performance.now();
+    await new Promise((r) => setTimeout(r, Number(ctx.query.ms ?? 0)));
+    ctx.set('x-waited-ms', String(performance.now() - t0));
+    const { quote_candidates: _candidates, ...stored } = answer as { quote_candidates?: unknown };
+    db.transaction(() => insert.run(JSON.stringify(body), JSON.stringify(stored)))();
+    ctx.body = answer;
+  });
 } else if (kind === 'echo') {
   app = new Koa();
   app.use(async (ctx) => {
@@ -55,7 +85,7 @@ if (kind === 'bare') {
   await service.start();
   app = service.appA;
 } else {
-  throw new Error('usage: serve.ts echo|service|bare');
+  throw new Error('usage: serve.ts echo|service|bare|floor');
 }
 const server = bare ?? http.createServer(app!.callback());
 // A keep-alive connection outlives the bench's longest pause (a quote at latency scale 1 takes ~6 s, and the bare
