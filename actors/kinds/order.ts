@@ -6,7 +6,6 @@ import { nextRefund, orderMachine, orderStatus, orderWakeUp, type OrderMachine, 
 import { assetById } from '../../src/assets/index.js';
 import type { AssetId, ChainName } from '../../src/assets/types.js';
 import { OrderNotCancellable, OrderNotFound, toErrorData } from '../../src/errors.js';
-import { moneyRecordsProblem } from '../../src/orders/audit.js';
 import { limitOf, NO_LIMITS, type DepositLimits } from '../../src/orders/limits.js';
 import { holdings } from '../../src/orders/money.js';
 import { ORDER_TERMS_A, type OrderView } from '../../src/orders/types.js';
@@ -14,6 +13,7 @@ import type { OrderProtocol } from '../../src/protocol/index.js';
 import type { KeyEntry } from '../../src/store/types.js';
 import type { Vaults } from '../../src/vaults/index.js';
 import type { ActorKindSpec } from '../kind.js';
+import { orderContextProblem } from './order-context.js';
 import { orderEffects, type OrderEffectDeps } from './order-effects.js';
 import { orderIndex } from './order-summary.js';
 
@@ -151,9 +151,7 @@ export function orderKind(deps: OrderKindDeps): ActorKindSpec<OrderProtocol, Ord
     keys: (s) => (s.context.vault && deps.vaultKeys ? deps.vaultKeys(s.context.vault, s.context.id, s.context.route.from) : []),
     wakeUp: (s) => orderWakeUp(s),
     status: (s) => orderStatus(s),
-    // The money records, which every payment and the audit read; the rest of an order's context is what each version
-    // of the machine has read back from older snapshots (fields it defaults when absent).
-    contextProblem: moneyRecordsProblem,
+    contextProblem: orderContextProblem,
     operator: { statuses: ['stalled', 'frozen'], reason: (s) => s.context.haltReason ?? s.context.lastError },
     index: (s) => orderIndex(s, orderView(s)),
   };

@@ -19,8 +19,8 @@ import type { Command, CommandType, Protocols, ReplyTo } from './kinds.js';
 import { TIMER_DUE, type TimerDue } from './protocol.js';
 import type { QuoteBound, QuoteOrdered } from './quote.js';
 
-const isVenue = oneOf(VENUE_IDS);
-const isFormat: Guard<AmountFormat> = oneOf(['formatted', 'raw']);
+export const isVenue = oneOf(VENUE_IDS);
+export const isFormat: Guard<AmountFormat> = oneOf(['formatted', 'raw']);
 const isMillis = isNumber;
 
 export const isErrorData = shapeOf<ErrorData>({ code: isString, message: isString, retriable: isBoolean, details: anything });
@@ -39,7 +39,7 @@ const isRouteStep = shapeOf<RouteStep>({
 
 const isDelivery = shapeOf<Delivery>({ amountIn: isBigint, executionCost: isBigint, amountOut: isBigint });
 
-const isPricedRoute = shapeOf<PricedRoute>({
+export const isPricedRoute = shapeOf<PricedRoute>({
   from: isString, to: isString, amountIn: isBigint, steps: arrayOf(isRouteStep), delivery: isDelivery, estimatedAmountOut: isBigint,
 });
 
