@@ -1,6 +1,6 @@
 // The actor host: activates actors from snapshots, one mailbox per actor, persists every new snapshot with a
-// version check before it answers (except those its kind calls transient) and before the effects it starts do their
-// work, creates an actor whose input needs a durable counter in one store write with its first snapshot, wakes actors
+// version check (hosted-actor.ts) before it answers (except those its kind calls transient) and before the effects it
+// starts do their work, creates an actor whose input needs a durable counter in one store write with its first snapshot, wakes actors
 // when their durable timers fall due, passivates idle ones. A caller in this process may take an answer once its
 // snapshot's write is queued and tie a later write to it (AskOptions); it tells no one the answer before the write is
 // stored.
@@ -11,9 +11,10 @@ import { RouterError, SnapshotConflict, toErrorData, Unavailable, UnknownCommand
 import type { Logger } from '../src/log.js';
 import { shardOf } from '../src/bus/shard.js';
 import { TIMER_DUE, type ActorKind, type Command, type CommandType, type ReplyTo, type TimerDue } from '../src/protocol/index.js';
-import { HISTORY_LIMIT, type ActorStore, type DueActor, type KeyEntry, type SaveActor, type Transition } from '../src/store/types.js';
+import type { ActorStore, DueActor, SaveActor, Transition } from '../src/store/types.js';
 import { followed, WriteTicket } from '../src/store/write-ticket.js';
 import type { AnyActorKindSpec } from './kind.js';
+import { actorKey, HostedActor } from './hosted-actor.js';
 import { storedSnapshotProblem, StoredSnapshotError } from './stored-snapshot.js';
 import { holdEffectsUntilStored } from './write-ahead.js';
 
@@ -47,32 +48,6 @@ export interface RuntimeDeps {
   duePages?: number;
 }
 
-interface Active {
-  ref: ActorRef;
-  shard: number;
-  /** State changes so far (stored beside the snapshot for operators). */
-  history: Transition[];
-  spec: AnyActorKindSpec;
-  actor: AnyActorRef;
-  version: number;
-  /** Serialises messages to this actor. */
-  mailbox: Promise<unknown>;
-  /** Serialises snapshot writes; resolves when the latest snapshot seen is stored. */
-  persisting: Promise<void>;
-  lastPersisted: unknown;
-  /** The last snapshot write queued, and its ticket (a write another may follow). */
-  issued: { snapshot: unknown; ticket: WriteTicket } | null;
-  /** Told when a write is queued (issuedWrite waits on it). */
-  onIssued: Array<() => void>;
-  /** The kind's key-map entries as last written with a snapshot (their JSON; '' for none): written again on change. */
-  keysWritten: string;
-  failed: Error | null;
-  /** Left memory: nothing of this copy is written any more (a stopped actor's snapshot would restore as dead). */
-  evicted: boolean;
-  idleTimer: NodeJS.Timeout | null;
-  unsubscribe: () => void;
-}
-
 /** How a caller in this process ties a message's snapshot write to another write (WriteTicket). */
 export interface AskOptions {
   /** A new actor's first snapshot is written after this ticket's write, and refused when that one is. */
@@ -100,15 +75,13 @@ export interface Runtime {
   release(shard: number): Promise<void>;
 }
 
-const key = (ref: ActorRef) => `${ref.kind}:${ref.id}`;
+const key = actorKey;
 
 /** What a caller hears of an actor that left this host (its shard moved, or a write of it was refused): try again. */
 export const moving = (): Unavailable => new Unavailable('The actor is moving; try again.');
 
 /** A snapshot write refused for its version or epoch, as a caller hears it (`moving`); any other error as it is. */
 export const asMoving = (err: unknown): unknown => (err instanceof SnapshotConflict ? moving() : err);
-
-const keysSignature = (keys: readonly KeyEntry[]) => (keys.length === 0 ? '' : JSON.stringify(keys));
 
 export function createRuntime(deps: RuntimeDeps): Runtime {
   const { store, clock, logger } = deps;
@@ -119,101 +92,14 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
   const duePageSize = deps.duePageSize ?? 500;
   const duePages = deps.duePages ?? 10;
   const kinds = new Map(deps.kinds.map((k) => [k.kind, k]));
-  const active = new Map<string, Active>();
+  const active = new Map<string, HostedActor>();
   /** Creations whose first snapshot is being written: a message for the same actor waits for it. */
   const creating = new Map<string, Promise<unknown>>();
   let draining = false;
   let inFlight = 0;
   let poll: NodeJS.Timeout | null = null;
 
-  function persist(a: Active): Promise<void> {
-    a.persisting = a.persisting.then(async () => {
-      if (a.failed || a.evicted) return;
-      // The live snapshot object changes identity on every transition; the same object is already stored.
-      const current = a.actor.getSnapshot();
-      if (current === a.lastPersisted) return;
-      // A transient snapshot (a quote while pricing) is not written; the next one that is not transient is.
-      if (a.spec.transient?.(current)) return;
-      // The stored context replaces the context before XState copies the snapshot for persistence: that copy walks
-      // every object of the context, and a quote's candidates (hundreds of objects) are not stored.
-      const persisted = a.spec.storedContext
-        ? a.spec.logic.getPersistedSnapshot({ ...current, context: a.spec.storedContext(current) })
-        : a.actor.getPersistedSnapshot();
-      const keys = a.spec.keys?.(current) ?? [];
-      const keysNow = keysSignature(keys);
-      const wake = a.spec.wakeUp(current);
-      const status = a.spec.status(current);
-      const now = clock.now();
-      const history = a.history.at(-1)?.status === status ? a.history : [...a.history, { status, at: now }].slice(-HISTORY_LIMIT);
-      try {
-        const epoch = epochOf(a.shard);
-        if (epoch === null) throw new Unavailable(`Shard ${a.shard} is not held by this worker.`);
-        const ticket = new WriteTicket();
-        const saving = store.save(
-          {
-            kind: a.ref.kind,
-            id: a.ref.id,
-            snapshot: persisted,
-            expectedVersion: a.version,
-            epoch,
-            wakeAt: wake?.at ?? null,
-            updatedAt: now,
-            shard: a.shard,
-            status,
-            history,
-            index: a.spec.index?.(current) ?? null,
-            ...(keysNow !== a.keysWritten ? { keys } : {}),
-          },
-          { ticket },
-        );
-        // A store that ties no writes (a stand-in) still lets a write follow this one: by waiting for it.
-        if (!ticket.settled) ticket.take(saving, undefined);
-        a.issued = { snapshot: current, ticket };
-        for (const w of a.onIssued.splice(0)) w();
-        a.version = await saving;
-        if (history !== a.history && a.spec.operator?.statuses.includes(status)) {
-          logger.warn({ actor: key(a.ref), status, reason: a.spec.operator.reason(current) }, 'actor waits for an operator');
-        }
-        a.history = history;
-        a.lastPersisted = current;
-        a.keysWritten = keysNow;
-      } catch (err) {
-        // Fencing: another writer advanced this actor; this copy must stop so two owners never both advance it.
-        a.failed = err instanceof Error ? err : new Error(String(err));
-        logger.error({ actor: key(a.ref), err: a.failed.message }, 'snapshot write refused; stopping actor');
-        evict(a);
-      }
-    });
-    return a.persisting;
-  }
-
-  /** The ticket of the write of `snapshot` once it is queued, or null once the actor's writes are done without one
-   *  (nothing to write, or a later snapshot written in its place): stored by then. */
-  async function issuedWrite(a: Active, snapshot: unknown): Promise<WriteTicket | null> {
-    const done = persist(a).then(() => null);
-    const queued = new Promise<WriteTicket>((resolve) => {
-      const check = () => {
-        const issued = a.issued;
-        if (issued !== null && issued.snapshot === snapshot) resolve(issued.ticket);
-        else a.onIssued.push(check);
-      };
-      check();
-    });
-    const ticket = await Promise.race([queued, done]);
-    if (ticket === null) a.onIssued.length = 0;
-    return ticket;
-  }
-
-  /** Resolves when no snapshot write of this actor is pending, including writes queued while waiting. */
-  async function writesDone(a: Active): Promise<void> {
-    let p: Promise<void>;
-    do {
-      p = a.persisting;
-      await p;
-    } while (p !== a.persisting);
-  }
-
-  function evict(a: Active): void {
+  function evict(a: HostedActor): void {
     a.evicted = true;
     if (active.get(key(a.ref)) === a) active.delete(key(a.ref));
     if (a.idleTimer) clearTimeout(a.idleTimer);
@@ -221,12 +107,12 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     a.actor.stop();
   }
 
-  function touch(a: Active): void {
+  function touch(a: HostedActor): void {
     if (a.idleTimer) clearTimeout(a.idleTimer);
     const idle = a.spec.idleMs === undefined ? idleMs : Math.min(idleMs, a.spec.idleMs);
     a.idleTimer = setTimeout(() => {
       // Only passivate between messages; a busy mailbox re-arms the timer when it finishes.
-      void a.mailbox.then(() => writesDone(a)).then(() => {
+      void a.mailbox.then(() => a.writesDone()).then(() => {
         if (active.get(key(a.ref)) !== a || a.failed) return;
         // An effect still running (an invoked child) keeps its actor in memory: stopping the actor would drop the
         // effect's answer, and the copy a wake-up restores would start the same effect again beside it.
@@ -243,27 +129,10 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
 
   /** Hosts an actor in memory: subscribes its snapshot writes, then starts it. `stored` says its current snapshot is
    *  already in the store (restored or just created), so starting it writes nothing unless start() changes it. */
-  function host(ref: ActorRef, spec: AnyActorKindSpec, actor: AnyActorRef, stored: { version: number; history: Transition[] } | null): Active {
-    const a: Active = {
-      ref,
-      shard: shardOf(ref.id, shards),
-      history: stored?.history ?? [],
-      spec,
-      actor,
-      version: stored?.version ?? 0,
-      mailbox: Promise.resolve(),
-      persisting: Promise.resolve(),
-      lastPersisted: null,
-      issued: null,
-      onIssued: [],
-      keysWritten: '',
-      failed: null,
-      evicted: false,
-      idleTimer: null,
-      unsubscribe: () => {},
-    };
+  function host(ref: ActorRef, spec: AnyActorKindSpec, actor: AnyActorRef, stored: { version: number; history: Transition[] } | null): HostedActor {
+    const a = new HostedActor(ref, shardOf(ref.id, shards), spec, actor, stored, { store, clock, logger, epochOf }, evict);
     const sub = actor.subscribe({
-      next: () => void persist(a),
+      next: () => void a.persist(),
       error: (err: unknown) => logger.error({ actor: key(ref), err: String(err) }, 'actor failed'),
     });
     a.unsubscribe = () => sub.unsubscribe();
@@ -286,10 +155,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     active.set(key(ref), a);
     // A stored snapshot (with its keys) is already written: a reactivation that changes nothing writes nothing.
     // Anything start() changes (an effect restarting into a new state) is a new snapshot object, written as usual.
-    if (stored) {
-      a.lastPersisted = actor.getSnapshot();
-      a.keysWritten = keysSignature(spec.keys?.(a.lastPersisted as never) ?? []);
-    }
+    if (stored) a.markStored();
     actor.start();
     restarting = false;
     return a;
@@ -301,7 +167,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
    * the value (with the kind's keys), and only then is the actor started, as a restored one is. A crash before the
    * write leaves nothing; after it, the actor.
    */
-  async function createNumbered(ref: ActorRef, spec: AnyActorKindSpec, command: Envelope['message'], sequence: string, after: WriteTicket | undefined): Promise<Active> {
+  async function createNumbered(ref: ActorRef, spec: AnyActorKindSpec, command: Envelope['message'], sequence: string, after: WriteTicket | undefined): Promise<HostedActor> {
     const shard = shardOf(ref.id, shards);
     const epoch = epochOf(shard);
     if (epoch === null) throw new Unavailable(`Shard ${shard} is not held by this worker.`);
@@ -341,7 +207,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     return host(ref, spec, made.actor, { version: 1, history: made.history });
   }
 
-  async function activate(ref: ActorRef, spec: AnyActorKindSpec, command: Envelope['message'] | null, after?: WriteTicket): Promise<Active | null> {
+  async function activate(ref: ActorRef, spec: AnyActorKindSpec, command: Envelope['message'] | null, after?: WriteTicket): Promise<HostedActor | null> {
     const pending = creating.get(key(ref));
     if (pending) await pending.catch(() => undefined);
     const existing = active.get(key(ref));
@@ -371,7 +237,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     if (input === null) return null;
     await followed(after);
     const a = host(ref, spec, createActor(spec.logic, { input: input as never }), null);
-    await persist(a);
+    await a.persist();
     return a;
   }
 
@@ -401,9 +267,9 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       }
       const tie = opts.queuedUnder;
       if (tie) {
-        const written = await issuedWrite(a, snap);
+        const written = await a.issuedWrite(snap);
         if (written?.settled) tie.take(written.settled, written.handle);
-      } else await persist(a);
+      } else await a.persist();
       const failed = a.failed as Error | null;
       if (failed) throw asMoving(failed);
       log.debug({ actor: key(ref), state: snap.value, version: a.version }, 'actor answered');
@@ -411,12 +277,12 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       return message.type === TIMER_DUE ? { ok: true, value: null } : spec.replies[message.type]!(snap, message);
     });
     // A reply given before its snapshot is stored holds the actor's next message until it is.
-    a.mailbox = (opts.queuedUnder ? run.then(() => writesDone(a)) : run).catch(() => undefined);
+    a.mailbox = (opts.queuedUnder ? run.then(() => a.writesDone()) : run).catch(() => undefined);
     try {
       return await run;
     } finally {
       if (deps.alwaysReplay) {
-        await writesDone(a);
+        await a.writesDone();
         if (active.get(key(ref)) === a) evict(a);
       } else if (active.get(key(ref)) === a) touch(a);
     }
@@ -499,7 +365,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       if (poll) clearInterval(poll);
       while (inFlight > 0) await new Promise((r) => setTimeout(r, 10));
       for (const a of [...active.values()]) {
-        await writesDone(a);
+        await a.writesDone();
         evict(a);
       }
     },
