@@ -1,7 +1,7 @@
 // The ids orders know real-chain deposits by (`depositIds`), over deposits in scan order: a transaction's own value,
 // its token transfers, then the ETH its contracts moved.
 import { describe, expect, it } from 'vitest';
-import { depositIds } from '../../../src/chains/hybrid-chains.js';
+import { depositIds } from '../../../src/chains/real-deposits.js';
 
 const TX = '0xabc';
 
