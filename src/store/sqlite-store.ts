@@ -1,12 +1,7 @@
 // SQLite adapter of the store port (embedded mode, and processes of one host sharing one file).
 // WAL + synchronous=FULL: a save has reached the disk before the runtime answers (persist before you answer).
-// Group commit: the writes asked for in one turn of the event loop (the saves of many concurrent actors) share one
-// transaction, so they cost one fsync; each runs in its own savepoint, so a refused compare-and-set or fencing check
-// fails only its own write, and every write's promise settles only once the transaction has committed.
-// Processes of one host share the file, and BEGIN IMMEDIATE can still answer SQLITE_BUSY while another holds the
-// write lock, sometimes well before busy_timeout (seen with two workers and an edge under load): a batch that meets a
-// busy file is tried again after a short wait, for up to BUSY_RETRY_MS, before its writes fail. A failed transaction
-// was rolled back, so trying it again runs each write from its start (createNumbered's build is pure for this).
+// Every write goes through the group commit (group-commit.ts): the writes asked for in one turn of the event loop share
+// one transaction and one fsync, each in its own savepoint.
 import type Database from 'better-sqlite3';
 import type { ActorKind } from '../bus/types.js';
 import type { ListStatus, OrderSummary } from '../orders/summary.js';
@@ -14,9 +9,9 @@ import { SnapshotConflict } from '../errors.js';
 import { decodeJson, encodeJson } from './codec.js';
 import { checkLimit } from './paging.js';
 import { addMissingColumns } from './sqlite-columns.js';
-import { BUSY_TIMEOUT_MS, busyPauseMs, isBusy, openWalDatabase } from './sqlite-open.js';
+import { BUSY_TIMEOUT_MS, openWalDatabase } from './sqlite-open.js';
 import type { ActorStore, ActorSummary, DueActor, KeyEntry, OrderIndex, OrderListRow, OrderQuery, SaveActor, StoredActor, Transition, WriteOptions } from './types.js';
-import { followed } from './write-ticket.js';
+import { GroupCommit, type SqliteWriteStats } from './group-commit.js';
 
 interface Row {
   kind: ActorKind;
@@ -258,12 +253,7 @@ export function listOrdersQuery(q: OrderQuery): { sql: string; args: unknown[] }
   return { sql, args };
 }
 
-/** What the SQLite adapter has done since it was opened: `commits` transactions reached the disk, carrying `writes`
- *  store writes (saves, counters, keys); benches read it to count the durable transactions of an operation. */
-export interface SqliteWriteStats {
-  commits: number;
-  writes: number;
-}
+export type { SqliteWriteStats } from './group-commit.js';
 
 export interface SqliteStore extends ActorStore {
   stats(): SqliteWriteStats;
@@ -281,21 +271,6 @@ export interface SqliteStoreOptions {
   /** How long a busy batch is tried again before its writes fail (default BUSY_RETRY_MS). */
   busyRetryMs?: number;
 }
-
-interface PendingWrite {
-  /** Dropped once the write is settled: a ticket keeps its write after that, not the snapshot the write carried. */
-  run: () => unknown;
-  resolve(value: unknown): void;
-  reject(err: unknown): void;
-  /** The write this one follows (WriteTicket): queued before it, so its outcome is known when this one runs. */
-  after: PendingWrite | undefined;
-  /** Set when the write has run: its savepoint's outcome, then a failed commit's. */
-  outcome: { ok: true } | { ok: false; err: unknown } | undefined;
-}
-
-const SETTLED = (): never => {
-  throw new Error('A settled write ran again.');
-};
 
 export function openSqliteStore(file: string, options: SqliteStoreOptions = {}): SqliteStore {
   const busyRetryMs = options.busyRetryMs ?? BUSY_RETRY_MS;
@@ -402,90 +377,8 @@ export function openSqliteStore(file: string, options: SqliteStoreOptions = {}):
   // loop has queued what it will, in one IMMEDIATE transaction. A nested better-sqlite3 transaction is a savepoint: a
   // write that throws rolls back its own changes only and rejects its own promise. The promises settle after COMMIT,
   // so nothing a write's caller answers on is shown before it is on disk; if the commit fails, every write fails.
-  // A write that follows another (WriteTicket) is queued after it, so it runs in the same batch or a later one; it is
-  // refused with that write's error when that write's savepoint or batch failed.
-  let queue: PendingWrite[] = [];
-  let scheduled: NodeJS.Immediate | null = null;
-  // A batch that met a busy file waits for this timer, and writes asked for meanwhile join it.
-  let retry: NodeJS.Timeout | null = null;
-  // Since when the file has been busy for the batch waiting on `retry`, and how often it was tried.
-  let busy: { since: number; tries: number } | null = null;
-  const stats: SqliteWriteStats = { commits: 0, writes: 0 };
-  const savepoint = db.transaction((run: () => unknown) => run());
-  const batch = db.transaction((writes: PendingWrite[]) =>
-    writes.map((w): { ok: true; value: unknown } | { ok: false; err: unknown } => {
-      // A write following a refused one is refused with its error, and runs nothing.
-      const before = w.after?.outcome ?? (w.after ? { ok: false as const, err: new Error('A write ran before the write it follows.') } : undefined);
-      if (before && !before.ok) return (w.outcome = before);
-      try {
-        const value = savepoint(w.run);
-        w.outcome = { ok: true };
-        return { ok: true, value };
-      } catch (err) {
-        return (w.outcome = { ok: false, err });
-      }
-    }),
-  );
-  const flush = () => {
-    scheduled = null;
-    retry = null;
-    const writes = queue;
-    queue = [];
-    if (writes.length === 0) return;
-    let outcomes: ReturnType<typeof batch>;
-    try {
-      outcomes = batch.immediate(writes);
-    } catch (err) {
-      // Rolled back: nothing of the batch is written, whatever its savepoints said.
-      for (const w of writes) w.outcome = { ok: false, err };
-      if (isBusy(err)) {
-        busy ??= { since: performance.now(), tries: 0 };
-        if (performance.now() - busy.since < busyRetryMs) {
-          queue = writes;
-          retry = setTimeout(flush, busyPauseMs(++busy.tries));
-          return;
-        }
-      }
-      busy = null;
-      for (const w of writes) settle(w, { ok: false, err });
-      return;
-    }
-    busy = null;
-    stats.commits++;
-    stats.writes += writes.length;
-    outcomes.forEach((o, i) => settle(writes[i]!, o));
-  };
-  const settle = (w: PendingWrite, o: { ok: true; value: unknown } | { ok: false; err: unknown }) => {
-    w.run = SETTLED;
-    w.after = undefined;
-    if (o.ok) w.resolve(o.value);
-    else w.reject(o.err);
-  };
-  // The writes this adapter queued, by the handle their tickets carry: a ticket of another store's write is not here
-  // (and is waited for instead).
-  const queued = new WeakMap<object, PendingWrite>();
-  const write = <T>(run: () => T, opts?: WriteOptions): Promise<T> => {
-    const { after, ticket } = opts ?? {};
-    const before = after?.handle === undefined ? undefined : queued.get(after.handle);
-    if (after?.settled && before === undefined) {
-      const settled = followed(after).then(() => write(run));
-      ticket?.take(settled, undefined);
-      return settled;
-    }
-    let resolve!: (value: unknown) => void;
-    let reject!: (err: unknown) => void;
-    const settled = new Promise<T>((res, rej) => {
-      resolve = res as (value: unknown) => void;
-      reject = rej;
-    });
-    const pending: PendingWrite = { run, resolve, reject, after: after?.settled ? before : undefined, outcome: undefined };
-    // Before the write is queued: a ticket another write took refuses this one.
-    ticket?.take(settled, pending);
-    queued.set(pending, pending);
-    queue.push(pending);
-    if (retry === null) scheduled ??= setImmediate(flush);
-    return settled;
-  };
+  const commits = new GroupCommit(db, busyRetryMs);
+  const write = <T>(run: () => T, opts?: WriteOptions): Promise<T> => commits.write(run, opts);
 
   return {
     async load(kind, id): Promise<StoredActor | null> {
@@ -589,18 +482,11 @@ export function openSqliteStore(file: string, options: SqliteStoreOptions = {}):
     async getKey(space, key) {
       return getKey.get(space, key)?.value ?? null;
     },
-    stats: () => ({ ...stats }),
+    stats: () => commits.stats(),
     async close() {
-      // Writes already asked for are committed (or refused) before the file closes.
-      if (scheduled) clearImmediate(scheduled);
-      scheduled = null;
       if (!db.open) return;
-      for (;;) {
-        if (retry) clearTimeout(retry);
-        flush();
-        if (retry === null) break;
-        await new Promise((r) => setTimeout(r, 10));
-      }
+      // Writes already asked for are committed (or refused) before the file closes.
+      await commits.finish();
       db.close();
     },
   };
