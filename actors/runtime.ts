@@ -1,9 +1,9 @@
 // The actor host: activates actors from snapshots, one mailbox per actor, persists every new snapshot with a
 // version check (hosted-actor.ts) before it answers (except those its kind calls transient) and before the effects it
-// starts do their work, creates an actor whose input needs a durable counter in one store write with its first snapshot, wakes actors
-// when their durable timers fall due, passivates idle ones. A caller in this process may take an answer once its
-// snapshot's write is queued and tie a later write to it (AskOptions); it tells no one the answer before the write is
-// stored.
+// starts do their work, creates an actor whose input needs a durable counter in one store write with its first
+// snapshot, wakes actors when their durable timers fall due, passivates idle ones. A caller in this process may take
+// an answer once its snapshot's write is queued and tie a later write to it (AskOptions); it tells no one the answer
+// before the write is stored.
 import { createActor, waitFor, type AnyActorRef, type AnyMachineSnapshot } from 'xstate';
 import type { ActorRef, Envelope, Reply } from '../src/bus/types.js';
 import type { Clock } from '../src/clock.js';
@@ -75,8 +75,6 @@ export interface Runtime {
   release(shard: number): Promise<void>;
 }
 
-const key = actorKey;
-
 /** What a caller hears of an actor that left this host (its shard moved, or a write of it was refused): try again. */
 export const moving = (): Unavailable => new Unavailable('The actor is moving; try again.');
 
@@ -101,7 +99,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
 
   function evict(a: HostedActor): void {
     a.evicted = true;
-    if (active.get(key(a.ref)) === a) active.delete(key(a.ref));
+    if (active.get(actorKey(a.ref)) === a) active.delete(actorKey(a.ref));
     if (a.idleTimer) clearTimeout(a.idleTimer);
     a.unsubscribe();
     a.actor.stop();
@@ -113,7 +111,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     a.idleTimer = setTimeout(() => {
       // Only passivate between messages; a busy mailbox re-arms the timer when it finishes.
       void a.mailbox.then(() => a.writesDone()).then(() => {
-        if (active.get(key(a.ref)) !== a || a.failed) return;
+        if (active.get(actorKey(a.ref)) !== a || a.failed) return;
         // An effect still running (an invoked child) keeps its actor in memory: stopping the actor would drop the
         // effect's answer, and the copy a wake-up restores would start the same effect again beside it.
         if (Object.keys(a.actor.getSnapshot().children ?? {}).length > 0) {
@@ -133,7 +131,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     const a = new HostedActor(ref, shardOf(ref.id, shards), spec, actor, stored, { store, clock, logger, epochOf }, evict);
     const sub = actor.subscribe({
       next: () => void a.persist(),
-      error: (err: unknown) => logger.error({ actor: key(ref), err: String(err) }, 'actor failed'),
+      error: (err: unknown) => logger.error({ actor: actorKey(ref), err: String(err) }, 'actor failed'),
     });
     a.unsubscribe = () => sub.unsubscribe();
     // An effect of this actor starts its work once the write of the snapshot that started it is done. When that write
@@ -149,10 +147,10 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       await a.persisting;
       // A copy that left memory after the write (passivation) may still run it: the same input under the same keys.
       if (a.failed || (a.evicted && a.lastPersisted !== startedBy)) {
-        throw new Unavailable(`Actor ${key(ref)} stopped before the state that started this effect was stored.`);
+        throw new Unavailable(`Actor ${actorKey(ref)} stopped before the state that started this effect was stored.`);
       }
     });
-    active.set(key(ref), a);
+    active.set(actorKey(ref), a);
     // A stored snapshot (with its keys) is already written: a reactivation that changes nothing writes nothing.
     // Anything start() changes (an effect restarting into a new state) is a new snapshot object, written as usual.
     if (stored) a.markStored();
@@ -203,34 +201,34 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       throw asMoving(err);
     }
     const made = built as { actor: AnyActorRef; history: Transition[] } | null;
-    if (!made) throw new RouterError(`The store created actor ${key(ref)} without building its snapshot.`);
+    if (!made) throw new RouterError(`The store created actor ${actorKey(ref)} without building its snapshot.`);
     return host(ref, spec, made.actor, { version: 1, history: made.history });
   }
 
   async function activate(ref: ActorRef, spec: AnyActorKindSpec, command: Envelope['message'] | null, after?: WriteTicket): Promise<HostedActor | null> {
-    const pending = creating.get(key(ref));
+    const pending = creating.get(actorKey(ref));
     if (pending) await pending.catch(() => undefined);
-    const existing = active.get(key(ref));
+    const existing = active.get(actorKey(ref));
     if (existing) return existing;
     const stored = await store.load(ref.kind, ref.id);
     if (!stored && command === null) return null;
-    const again = active.get(key(ref));
+    const again = active.get(actorKey(ref));
     if (again) return again; // activated by a concurrent message while we were loading
     if (stored) {
       const problem = storedSnapshotProblem(stored.snapshot, spec.contextProblem);
-      if (problem !== null) throw new StoredSnapshotError(`The stored snapshot of ${key(ref)} (version ${stored.version}) is not one this version restores: ${problem}.`);
+      if (problem !== null) throw new StoredSnapshotError(`The stored snapshot of ${actorKey(ref)} (version ${stored.version}) is not one this version restores: ${problem}.`);
       const actor = createActor(spec.logic, { snapshot: stored.snapshot as never, input: undefined });
       return host(ref, spec, actor, stored);
     }
     const sequence = spec.sequence?.(command!) ?? null;
     if (sequence !== null) {
-      if (creating.has(key(ref))) return activate(ref, spec, command, after); // a concurrent message is creating it
+      if (creating.has(actorKey(ref))) return activate(ref, spec, command, after); // a concurrent message is creating it
       const made = createNumbered(ref, spec, command!, sequence, after);
-      creating.set(key(ref), made);
+      creating.set(actorKey(ref), made);
       try {
         return await made;
       } finally {
-        creating.delete(key(ref));
+        creating.delete(actorKey(ref));
       }
     }
     const input: unknown = spec.create(ref.id, command!);
@@ -272,7 +270,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       } else await a.persist();
       const failed = a.failed as Error | null;
       if (failed) throw asMoving(failed);
-      log.debug({ actor: key(ref), state: snap.value, version: a.version }, 'actor answered');
+      log.debug({ actor: actorKey(ref), state: snap.value, version: a.version }, 'actor answered');
       // A wake-up answers nothing (only whether it failed counts); every other command has its kind's answer.
       return message.type === TIMER_DUE ? { ok: true, value: null } : spec.replies[message.type]!(snap, message);
     });
@@ -283,8 +281,8 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     } finally {
       if (deps.alwaysReplay) {
         await a.writesDone();
-        if (active.get(key(ref)) === a) evict(a);
-      } else if (active.get(key(ref)) === a) touch(a);
+        if (active.get(actorKey(ref)) === a) evict(a);
+      } else if (active.get(actorKey(ref)) === a) touch(a);
     }
   }
 
@@ -292,7 +290,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
   const stored = (e: Envelope) => e.message.type === TIMER_DUE;
 
   async function handle(envelope: Envelope, opts: AskOptions = {}): Promise<Reply> {
-    const log = logger.child({ req_id: envelope.requestId, actor: key(envelope.ref) });
+    const log = logger.child({ req_id: envelope.requestId, actor: actorKey(envelope.ref) });
     if (draining) return { ok: false, error: toErrorData(new Unavailable('The service is shutting down.')) };
     const spec = kinds.get(envelope.ref.kind);
     if (!spec) return { ok: false, error: toErrorData(new RouterError(`No actor kind ${envelope.ref.kind}.`)) };
