@@ -14,8 +14,11 @@ import type { EvmChain } from './evm/ledger.js';
 import type { RealTxMap } from './real-tx.js';
 import type { Deposit, SimChains } from './types.js';
 
+/** Per chain: the deposits booked in the last blocks a reorg check can reach (JSON array of `BookedDeposit`). */
 export const RECENT_DEPOSITS_SPACE = 'evm-recent-deposits';
+/** Per deposit (`<chain>:<txId>:<place>`, `depositPlace`): how many times a reorg took it back (its booking keys' suffix). */
 export const DEPOSIT_REVERSALS_SPACE = 'evm-deposit-reversals';
+/** Booked deposits older than this many blocks below the height are out of any reorg check's reach. */
 const RECENT_BLOCKS = 256;
 
 /** A deposit booked from a scan, as the reorg check needs it (amount as a decimal string: JSON). */

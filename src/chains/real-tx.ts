@@ -5,7 +5,9 @@ import type { ActorStore } from '../store/types.js';
 import { arrayOf, isInteger, isString, optional, shapeOf } from '../checks.js';
 import { getEntry } from '../store/stored-entry.js';
 
+/** Bookkeeping key → the real transaction it was booked for: `{ txId, block }`. */
 export const REAL_TX_SPACE = 'evm-real-tx';
+/** Real transaction hash → the bookkeeping keys booked for it (JSON array), so a filter by hash finds them. */
 export const REAL_KEYS_SPACE = 'evm-real-keys';
 
 export interface RealTx {
