@@ -7,10 +7,18 @@ import http from 'node:http';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { isObject } from '../src/checks.js';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/log.js';
 import { createEmbeddedService } from '../src/service.js';
 import { openWalDatabase } from '../src/store/sqlite-open.js';
+
+/** A request's body parsed as JSON (an empty body as `{}`), as the echo and the floor read it. */
+async function jsonBody(req: http.IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  return JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
+}
 
 const kind = process.argv[2];
 let app: Koa | null = null;
@@ -49,16 +57,14 @@ if (kind === 'bare') {
   const db = openWalDatabase(join(mkdtempSync(join(process.env.BENCH_DATA_ROOT ?? tmpdir(), 'router-floor-')), 'floor.sqlite'));
   db.exec('CREATE TABLE answers (id INTEGER PRIMARY KEY, request TEXT NOT NULL, answer TEXT NOT NULL)');
   const insert = db.prepare('INSERT INTO answers (request, answer) VALUES (?, ?)');
-  const answers = new Map<string, object>();
+  const answers = new Map<string, Record<string, unknown>>();
   app = new Koa();
   app.use(async (ctx) => {
-    const chunks: Buffer[] = [];
-    for await (const c of ctx.req) chunks.push(c as Buffer);
-    const body: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
+    const body = await jsonBody(ctx.req);
     const key = String(ctx.query.key ?? '');
     if (ctx.method === 'PUT' && ctx.path === '/bytes') {
-      if (typeof body === 'object' && body !== null) answers.set(key, body);
-      ctx.status = typeof body === 'object' && body !== null ? 204 : 400;
+      if (isObject(body)) answers.set(key, body);
+      ctx.status = isObject(body) ? 204 : 400;
       return;
     }
     const answer = answers.get(key);
@@ -66,16 +72,14 @@ if (kind === 'bare') {
     const t0 = performance.now();
     await new Promise((r) => setTimeout(r, Number(ctx.query.ms ?? 0)));
     ctx.set('x-waited-ms', String(performance.now() - t0));
-    const { quote_candidates: _candidates, ...stored } = answer as { quote_candidates?: unknown };
+    const { quote_candidates: _candidates, ...stored } = answer;
     db.transaction(() => insert.run(JSON.stringify(body), JSON.stringify(stored)))();
     ctx.body = answer;
   });
 } else if (kind === 'echo') {
   app = new Koa();
   app.use(async (ctx) => {
-    const chunks: Buffer[] = [];
-    for await (const c of ctx.req) chunks.push(c as Buffer);
-    ctx.body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
+    ctx.body = await jsonBody(ctx.req);
   });
 } else if (kind === 'service') {
   // BENCH_DATA_ROOT puts the SQLite file elsewhere (the quote bench's tmpfs case: /dev/shm, where fsync is free).
