@@ -84,7 +84,7 @@ export function postOrderB(deps: BOrderDeps): Koa.Middleware {
     const toAddress = validateAddress(assetById(quote.request.to).chain, b.toAddress, 'toAddress');
     const fromAddress = validateAddress(source, b.fromAddress, 'fromAddress');
     const refundAddress = b.refundAddress === undefined ? fromAddress : validateAddress(source, b.refundAddress, 'refundAddress');
-    const cancelAfter = cancelAfterOf(b.cancelAfter, orderType, deps.clock.now());
+    const cancelAfter = cancelAfterOf(b.cancelAfter, orderType);
     if (quote.refundCost >= quote.route.amountIn) {
       throw new RefundNotViable(`\`quoteId\` ${quote.id} is for an amount that would not cover what a refund costs on the source chain; quote a larger amount.`);
     }
@@ -117,6 +117,8 @@ export function postOrderB(deps: BOrderDeps): Koa.Middleware {
         return answer(ctx, { status: 200, order: existing, quote, amountFormat, refundToken: refundTokenOf(existing, deps.secret) });
       }
     }
+    // Checked for a new order only: a retry with its key answers the order made while `cancelAfter` was ahead.
+    if (cancelAfter !== null) assertCancelAfterWindow(cancelAfter, deps.clock.now());
     const { orderId, order } = await orderFromQuote(deps, named, { orderId: proposed, toAddress, refundAddress, terms }, opts);
     if (!sameRequest(order, quoteId, toAddress, refundAddress, terms)) {
       throw new BError(409, 'conflict', `\`quoteId\` ${quoteId} is already bound to another order.`, {});
@@ -166,14 +168,20 @@ function authorizationOf(b: WireBOrderRequest): RefundAuthorization {
   return { mode: 'evmSignature', authorizer: getAddress(b.refundAuthorizer) };
 }
 
-function cancelAfterOf(text: string | undefined, orderType: string, now: number): number | null {
+/** The instant `cancelAfter` names, for a market quote only. */
+function cancelAfterOf(text: string | undefined, orderType: string): number | null {
   if (text === undefined) return null;
   if (orderType !== 'market') {
     throw new InvalidRequest('`cancelAfter` is accepted only for quotes made with `orderType` market.', 'cancelAfter');
   }
   const at = Date.parse(text);
+  if (Number.isNaN(at)) throw new InvalidRequest('`cancelAfter` must be a date-time (RFC 3339).', 'cancelAfter');
+  return at;
+}
+
+/** A new order's `cancelAfter` lies between now and its deposit deadline. */
+function assertCancelAfterWindow(at: number, now: number): void {
   if (!(at > now)) throw new InvalidRequest('`cancelAfter` must be in the future.', 'cancelAfter');
   if (at >= now + DEPOSIT_WINDOW_MS) throw new InvalidRequest('`cancelAfter` must be before the deposit deadline (seven days after creation).', 'cancelAfter');
-  return at;
 }
 

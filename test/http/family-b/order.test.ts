@@ -201,6 +201,25 @@ describe('cancelAfter: only for market quotes, in the future, before the deposit
     expect(r.body).toMatchObject({ orderType: 'market', cancelAfter: soon, maxSlippage: '0.01', expectedSlippage: '0', maxIn: '1000' });
     expect(Number(r.body.minOut)).toBeLessThan(Number(r.body.expectedOut));
   });
+
+  it('a retry with the idempotency key after cancelAfter has passed answers the order it made (200), not 400', async () => {
+    const now = h.world.clock.now();
+    const body = await orderBody({ cancelAfter: new Date(now + 60_000).toISOString(), idempotencyKey: 'cancel-after-retry-0001' }, { orderType: 'market' });
+    const first = await h.order(body);
+    expect(first.status).toBe(201);
+    h.world.clock.advance(120_000);
+    try {
+      const again = await h.order(body);
+      expect(again.status).toBe(200);
+      expect(again.body.orderId).toBe(first.body.orderId);
+      // A new key with the same past instant is a new order, and is refused.
+      const fresh = await h.order({ ...body, idempotencyKey: 'cancel-after-retry-0002' });
+      expect(fresh.status).toBe(400);
+      expect(fresh.body.error.message).toMatch(/cancelAfter.*future/);
+    } finally {
+      h.world.clock.advance(-120_000);
+    }
+  });
 });
 
 describe('GET /order/{orderId}: B statuses from the core\'s stage, close reason and refunds', () => {
