@@ -343,6 +343,13 @@ export function nextRefund(ctx: OrderContext): PlannedRefund | null {
   });
 }
 
+/** A deposit seen but not yet confirmed that this order, past taking deposits, refunds once it is confirmed: a refund
+ *  is owed that nextRefund cannot plan yet. */
+export function refundAwaitsConfirmation(ctx: OrderContext): boolean {
+  if (ctx.phase === 'open' || !ctx.vault) return false;
+  return ctx.deposits.some((d) => !confirmed(d) && d.amount > d.spent + d.refunded && refundTargetOf(ctx, d) !== null);
+}
+
 /** Execution takes `amount` from the deposits in arrival order; what each did not fund is free. At commit that is
  *  the most the order accepts (exact output holds up to `maxIn` until it has delivered), after delivery what the
  *  route used. */

@@ -2,7 +2,7 @@
 // awaits its deposit; `order.get` reads it; `order.unwind` cancels or unwinds it; `deposit` and `deposit.vanished`
 // (a reorg removed a deposit) events come from the deposit watcher. The effects (order-effects.ts) move money on the
 // chains port and through venues, each keyed.
-import { nextRefund, orderMachine, orderStatus, orderWakeUp, type OrderMachine, type OrderPolicy, type OrderSnapshot, type OrderVault } from '../../machines/order.machine.js';
+import { nextRefund, orderMachine, refundAwaitsConfirmation, orderStatus, orderWakeUp, type OrderMachine, type OrderPolicy, type OrderSnapshot, type OrderVault } from '../../machines/order.machine.js';
 import { assetById } from '../../src/assets/index.js';
 import type { AssetId, ChainName } from '../../src/assets/types.js';
 import { OrderNotCancellable, OrderNotFound, toErrorData } from '../../src/errors.js';
@@ -58,7 +58,7 @@ export function orderView(s: OrderSnapshot): OrderView {
     terms: c.terms,
     stage: lifecycleStage(s.value),
     closeReason: c.closeReason,
-    refundPending: c.paying !== null || nextRefund(c) !== null,
+    refundPending: c.paying !== null || nextRefund(c) !== null || refundAwaitsConfirmation(c),
   };
 }
 

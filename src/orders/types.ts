@@ -74,7 +74,7 @@ export interface OrderView {
   stage: string;
   /** Why the order closed without delivering, once it did: the deadline, a cancel, an unwind, the slippage guard. */
   closeReason: 'underfunded' | 'cancelled' | 'unwind' | 'slippage' | null;
-  /** A refund is owed or being paid right now. */
+  /** A refund is owed (also of a deposit still confirming, once the order stopped taking deposits) or being paid now. */
   refundPending: boolean;
 }
 

@@ -81,6 +81,30 @@ describe('includeQuoteCandidates through the real router: single hops and multi-
   });
 });
 
+describe('Cancel while the deposit is still confirming: the deposit is owed back', () => {
+  it('refund_pending (not cancelled) until the deposit confirms, then refunded to the sender', async () => {
+    const btcSender = 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq';
+    const q = await postB('/quote', { from: 'bitcoin.btc', to: 'arbitrum.usdc', fromAmount: '0.5' });
+    expect(q.status).toBe(200);
+    const o = await postB('/order/market', { quoteId: q.body.quoteId, fromAddress: btcSender, toAddress: TO, refundMode: 'token' });
+    expect(o.status).toBe(201);
+    const seen = await svc.post(`${svc.devUrl}/deposits`, { to: o.body.orderAddress, asset: 'bitcoin.btc', amount: '0.5', from: btcSender });
+    expect(seen.status).toBe(201);
+    // One block of the two bitcoin deposits need: seen in full, not yet spendable.
+    expect((await svc.post(`${svc.devUrl}/clock/advance`, { ms: 600_000 })).status).toBe(200);
+    expect((await untilB(o.body.orderId, ['funded'])).status).toBe('funded');
+    const r = await postB(`/order/${o.body.orderId}/cancel`, { refundToken: o.body.refundToken });
+    expect(r.status).toBe(200);
+    expect(r.body.status).toBe('refund_pending');
+    expect((await getB(o.body.orderId)).status).toBe('refund_pending');
+    expect((await svc.post(`${svc.devUrl}/clock/advance`, { ms: 600_000 })).status).toBe(200);
+    const refunded = await untilB(o.body.orderId, ['refunded']);
+    expect(refunded.status).toBe('refunded');
+    const a = await getA(o.body.orderId);
+    expect(a.refunds.map((x: { to_address: string }) => x.to_address)).toEqual([btcSender]);
+  });
+});
+
 describe('Cancel of a frozen order unwinds it: the self-service recovery', () => {
   const halt = (venue: string, halted: boolean) => svc.post(`${svc.devUrl}/venues/${venue}/halt`, { halted });
 
@@ -121,7 +145,7 @@ describe('Cancel of a frozen order unwinds it: the self-service recovery', () =>
     try {
       await deposit(o.body.orderAddress, '5000', 'robinhood.usdg');
       expect((await untilB(o.body.orderId, ['failed'])).status).toBe('failed');
-      const deadline = Math.floor(Date.now() / 1000) + 300;
+      const deadline = Math.floor(svc.service.clock.now() / 1000) + 300;
       const signature = await cancelSignature(o.body.orderId, deadline);
       const r = await postB(`/order/${o.body.orderId}/cancel`, { refundSignature: signature, refundSignatureDeadline: deadline });
       expect(r.status).toBe(200);
