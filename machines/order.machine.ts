@@ -329,7 +329,7 @@ function depositRefundReason(ctx: OrderContext, d: DepositRecord): RefundReason 
 export function nextRefund(ctx: OrderContext): PlannedRefund | null {
   if (ctx.refundQueue.length > 0) return ctx.refundQueue[0]!;
   if (ctx.phase === 'open' || !ctx.vault) return null;
-  const d = ctx.deposits.find((x) => confirmed(x) && x.amount > x.spent + x.refunded && refundTargetOf(ctx, x) !== null);
+  const d = ctx.deposits.find((x) => confirmed(x) && x.amount > x.spent + x.refunded && refundTargetOf(ctx, x) !== null && !heldUntilDelivery(ctx, x));
   if (!d) return null;
   return planRefund(ctx, {
     // A deposit can be refunded twice (its excess, then the rest when an unwind frees what execution had taken):
@@ -341,6 +341,12 @@ export function nextRefund(ctx: OrderContext): PlannedRefund | null {
     amount: d.amount - d.spent - d.refunded,
     depositTxId: d.txId,
   });
+}
+
+/** While an exact-output order executes, a deposit that funds it keeps its part above `maxIn` until delivery frees
+ *  what the route did not use: both go back in one refund, at one refund's cost. A halted order pays it back at once. */
+function heldUntilDelivery(ctx: OrderContext, d: DepositRecord): boolean {
+  return ctx.phase === 'committed' && ctx.terms.maxIn !== null && ctx.delivery === null && ctx.haltReason === null && d.spent > 0n;
 }
 
 /** A deposit seen but not yet confirmed that this order, past taking deposits, refunds once it is confirmed: a refund

@@ -659,19 +659,32 @@ describe('Family C exact output: the order delivers exactly the amount; input it
     await host.close();
   });
 
-  it('a deposit above from.maximum: what exceeds the maximum is refunded at once, the rest after delivery', async () => {
+  it('a deposit above from.maximum: what exceeds the maximum goes back after delivery with the unused input, in one refund at one refund cost', async () => {
     const host = orderHost({ policy: DEFAULT_POLICY });
     await host.create(ID, QUOTE, TO, null, terms);
     await deposit(host, OWNER, MAX_IN + 5_000_000n);
+    expect((await host.load(ID)).context.refunds).toHaveLength(0);
     const o = await runToRest(host);
     const v = await view(host);
     expect(v.status).toBe('delivered');
     expect(v.amountOut).toBe(EXACT);
-    expect(v.refunds.map((r) => [r.reason, r.amount])).toEqual([
-      ['excess', 5_000_000n - REFUND_COST],
-      ['excess', MAX_IN - AMOUNT - REFUND_COST],
-    ]);
+    expect(v.refunds.map((r) => [r.reason, r.amount])).toEqual([['excess', 5_000_000n + MAX_IN - AMOUNT - REFUND_COST]]);
+    expect(v.refunds[0]!.at).toBeGreaterThanOrEqual(o.context.delivery!.at);
     expect(holdings(o.context)).toEqual([]);
+    expectBalanced(host, o);
+    await host.close();
+  });
+
+  it('a deposit above from.maximum on an order that halts: what exceeds the maximum goes back at once, the rest stays held for the unwind', async () => {
+    const host = orderHost({ policy: DEFAULT_POLICY });
+    await host.create(ID, QUOTE, TO, null, terms);
+    await deposit(host, OWNER, MAX_IN + 5_000_000n);
+    host.market.script(`${ID}:0`, { status: 'halted', reason: 'The venue is halted.' });
+    const o = await runToRest(host);
+    const v = await view(host);
+    expect(v.status).toBe('frozen');
+    expect(v.refunds.map((r) => [r.reason, r.amount, r.to])).toEqual([['excess', 5_000_000n - REFUND_COST, OWNER]]);
+    expect(v.held).toEqual([{ chain: 'base', asset: QUOTE.route.from, address: o.context.vault!.address, amount: MAX_IN }]);
     expectBalanced(host, o);
     await host.close();
   });
