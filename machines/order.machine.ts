@@ -104,6 +104,9 @@ export interface OrderContext extends Omit<OrderInput, 'vault'> {
    *  refund retried for ever (a refund address that takes no payment). Optional: a snapshot may be written without it. */
   refundError?: string | null;
   refunds: RefundRecord[];
+  /** When the order first reached delivered, expired or refunded; later refunds of late deposits leave it. Optional:
+   *  a snapshot may be written without it. */
+  terminalAt?: number | null;
   unwind: UnwindState | null;
   /** Why converted funds are being swapped back: an operator's or client's unwind, or the slippage guard. */
   unwindReason: 'unwind' | 'slippage';
@@ -493,6 +496,7 @@ export const orderMachine = setup({
         ? {}
         : { history: [...context.history, { status: params.status, at: eventAt(context, event) }] },
     ),
+    markTerminal: assign(({ context, event }) => ({ terminalAt: context.terminalAt ?? eventAt(context, event) })),
     recordDeposit: assign(({ context, event }) => {
       const e = event as DepositEvent;
       const known = context.deposits.find((d) => d.txId === e.txId);
@@ -560,6 +564,7 @@ export const orderMachine = setup({
     refundRetryAt: null,
     refundError: null,
     refunds: [],
+    terminalAt: null,
     unwind: null,
     unwindReason: 'unwind',
     history: [],
@@ -760,9 +765,9 @@ export const orderMachine = setup({
             },
           },
         },
-        delivered: { tags: ['delivered'], entry: [{ type: 'mark', params: { status: 'delivered' } }, 'releaseUnused'] },
+        delivered: { tags: ['delivered'], entry: [{ type: 'mark', params: { status: 'delivered' } }, 'markTerminal', 'releaseUnused'] },
         /** The deadline passed with nothing deposited. */
-        expired: { tags: ['expired'], entry: { type: 'mark', params: { status: 'expired' } } },
+        expired: { tags: ['expired'], entry: [{ type: 'mark', params: { status: 'expired' } }, 'markTerminal'] },
         /** The order closed without executing, or its converted funds came back: paying back what it holds. */
         refunding: {
           // Always entered at a child naming why; the initial one only satisfies XState.
@@ -776,7 +781,7 @@ export const orderMachine = setup({
           always: { guard: 'nothingOwed', target: 'refunded' },
         },
         /** Everything the order held has been paid back; deposits arriving later are refunded as they confirm. */
-        refunded: { tags: ['expired'], entry: { type: 'mark', params: { status: 'expired' } } },
+        refunded: { tags: ['expired'], entry: [{ type: 'mark', params: { status: 'expired' } }, 'markTerminal'] },
         /** A step kept failing after its retries; an operator must act (or unwind the order). */
         stalled: {
           tags: ['stalled'],

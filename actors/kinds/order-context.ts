@@ -49,7 +49,7 @@ export const isStoredOrderContext = shapeOf<OrderContext>({
   phase: oneOf(['open', 'committed', 'closed']), closeReason: nullable(oneOf(['underfunded', 'cancelled', 'unwind', 'slippage'])),
   step: isInteger, legs: arrayOf(isLeg), attempt: isInteger, retryAt: nullable(isNumber), lastError: nullable(isString),
   partMoved: optional(isBoolean), haltReason: nullable(isString), delivery: nullable(isDeliveryRecord), refundQueue: arrayOf(isPlannedRefund),
-  paying: nullable(isPlannedRefund), refundAttempt: isInteger, refundRetryAt: nullable(isNumber), refundError: optional(nullable(isString)),
+  paying: nullable(isPlannedRefund), refundAttempt: isInteger, refundRetryAt: nullable(isNumber), refundError: optional(nullable(isString)), terminalAt: optional(nullable(isNumber)),
   refunds: arrayOf(isRefundRecord), unwind: nullable(isUnwind), unwindReason: oneOf(['unwind', 'slippage']),
   history: arrayOf(shapeOf<OrderContext['history'][number]>({ status: oneOf(ORDER_STATUSES), at: isNumber })),
 });

@@ -32,7 +32,8 @@ export function orderSummary(s: OrderSnapshot, view: OrderView): OrderSummary {
   const lastRefundTx = [...c.refunds].reverse().find((r) => r.txId !== null)?.txId ?? null;
   const lastDeposit = c.deposits.reduce<number | null>((at, d) => (at === null || d.at > at ? d.at : at), null);
   const terminal = isTerminalListStatus(view);
-  const lastEvent = Math.max(c.history.at(-1)?.at ?? c.createdAt, c.delivery?.at ?? 0, ...c.refunds.map((r) => r.at));
+  // A snapshot stored before the order kept its terminal moment: its last event then (a later refund moves it).
+  const lastEvent = () => Math.max(c.history.at(-1)?.at ?? c.createdAt, c.delivery?.at ?? 0, ...c.refunds.map((r) => r.at));
   return {
     quoteId: c.quoteId,
     from: route.from,
@@ -52,7 +53,7 @@ export function orderSummary(s: OrderSnapshot, view: OrderView): OrderSummary {
     sender: c.terms.fromAddress ?? c.deposits[0]?.from ?? null,
     integrator: c.terms.integrator,
     lastSourceUpdateAt: lastDeposit,
-    terminalAt: terminal ? lastEvent : null,
+    terminalAt: terminal ? (c.terminalAt ?? lastEvent()) : null,
   };
 }
 

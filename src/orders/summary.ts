@@ -50,10 +50,13 @@ export interface OrderSummary {
   terminalAt: number | null;
 }
 
+/** A closed order that never refunded anything (nothing ever arrived, also not after its deadline) is `cancelled`; one
+ *  paying or having paid back what it received is `refunded`. */
+const closedStatus = (o: ListStatusInput): ListStatus => (o.refunds.length === 0 && !o.refundPending ? 'cancelled' : 'refunded');
+
 /**
  * First matching rule wins; `stage` is the lifecycle state path (`executing.delivering`, `refunding.cancelled`...), and
- * a rule names a state or a state with all its children. A closed order that never refunded anything (nothing ever
- * arrived) is `cancelled`; one paying or having paid back what it received is `refunded`.
+ * a rule names a state or a state with all its children.
  */
 const RULES: ReadonlyArray<readonly [stage: string, status: ListStatus | ((o: ListStatusInput) => ListStatus)]> = [
   ['opening', 'unfilled'],
@@ -63,10 +66,10 @@ const RULES: ReadonlyArray<readonly [stage: string, status: ListStatus | ((o: Li
   ['executing.delivering', 'filled'],
   ['executing', 'unfilled'],
   ['delivered', 'settled'],
-  ['expired', 'cancelled'],
+  ['expired', closedStatus],
   ['refunding', 'refunded'],
   ['unwinding', 'refunded'],
-  ['refunded', (o) => (o.refunds.length === 0 && !o.refundPending ? 'cancelled' : 'refunded')],
+  ['refunded', closedStatus],
   ['stalled', 'failed'],
   ['frozen', 'failed'],
 ];

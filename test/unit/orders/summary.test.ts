@@ -119,4 +119,34 @@ describe('The order index carries what a list item shows, written with every sav
     expect(byId['o-short']!.summary.executedIn).toBeNull();
     await host.close();
   });
+
+  it('a late deposit refunded after the order ended: terminalAt stays when it ended; an expired order that refunds one is refunded, not cancelled', async () => {
+    const host = orderHost({ policy: DEFAULT_POLICY });
+    await host.create('o-done', QUOTE, TO);
+    await host.create('o-late', { ...QUOTE, id: 'q-late' }, TO);
+    await host.deposit('o-done', { txId: 'tx-1', from: OWNER, amount: AMOUNT, confirmations: 1, required: 1 });
+    await rest(host, 'o-done');
+    await host.fireAt(HOST_START + 8 * 24 * 3600 * 1000);
+    const ended = Object.fromEntries((await host.store.listOrders({ limit: 10 })).map((r) => [r.id, r]));
+    expect(ended['o-done']).toMatchObject({ listStatus: 'settled' });
+    expect(ended['o-late']).toMatchObject({ listStatus: 'cancelled' });
+    const doneAt = ended['o-done']!.summary.terminalAt;
+    const expiredAt = ended['o-late']!.summary.terminalAt;
+    expect(doneAt).not.toBeNull();
+    expect(expiredAt).not.toBeNull();
+
+    host.clock.advance(3_600_000);
+    await host.deposit('o-done', { txId: 'tx-2', from: OWNER, amount: AMOUNT / 4n, confirmations: 1, required: 1 });
+    await host.deposit('o-late', { txId: 'tx-3', from: OWNER, amount: AMOUNT / 4n, confirmations: 1, required: 1 });
+    await rest(host, 'o-done');
+    await rest(host, 'o-late');
+    const later = Object.fromEntries((await host.store.listOrders({ limit: 10 })).map((r) => [r.id, r]));
+    expect(later['o-done']!.summary.refundTxId).toMatch(/^0x/);
+    expect(later['o-done']).toMatchObject({ listStatus: 'settled' });
+    expect(later['o-done']!.summary.terminalAt).toBe(doneAt);
+    expect(later['o-late']!.summary.refundTxId).toMatch(/^0x/);
+    expect(later['o-late']).toMatchObject({ listStatus: 'refunded' });
+    expect(later['o-late']!.summary.terminalAt).toBe(expiredAt);
+    await host.close();
+  });
 });
