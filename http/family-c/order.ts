@@ -4,7 +4,7 @@
 // Repeats: the quote binds once, so the same body again answers the same order (200; 201 the first time), and other
 // addresses or terms answer 409.
 import type Koa from 'koa';
-import { assetById, CHAINS, validateAddress } from '../../src/assets/index.js';
+import { assetById, CHAINS, validateAddress, type ChainName } from '../../src/assets/index.js';
 import type { Bus } from '../../src/bus/types.js';
 import type { Clock } from '../../src/clock.js';
 import { InvalidRequest, RefundNotViable, Unavailable } from '../../src/errors.js';
@@ -73,10 +73,7 @@ export function postOrderC(deps: COrderDeps): Koa.Middleware {
     const source = assetById(quote.route.from).chain;
     const toAddress = validateAddress(assetById(quote.route.to).chain, b.destinationAddress, 'destinationAddress');
     const refundAddress = validateAddress(source, b.refundAddress, 'refundAddress');
-    const senderAddress = b.senderAddress === undefined ? null : validateAddress(source, b.senderAddress, 'senderAddress');
-    if (senderAddress === null && CHAINS[source].kind === 'evm') {
-      throw new InvalidRequest(`\`senderAddress\` is required when selling on ${source}, an EVM chain: the execution steps are transactions it sends.`, 'senderAddress');
-    }
+    const senderAddress = senderOf(source, b.senderAddress);
     if (quote.refundCost >= quote.route.amountIn) {
       throw new RefundNotViable(`\`id\` ${quote.id} is for an amount that would not cover what a refund costs on the source chain; quote a larger amount.`);
     }
@@ -93,6 +90,21 @@ export function postOrderC(deps: COrderDeps): Koa.Middleware {
     ctx.status = created ? 201 : 200;
     ctx.body = rendered(() => swapOf(order, quote, deps.clock.now()));
   };
+}
+
+/**
+ * `senderAddress`, the EVM account that sends the execution steps' transactions: required when selling on an EVM chain.
+ * Selling elsewhere, no step is an EVM transaction and the field is optional; selling bitcoin, the client's EVM account
+ * or the bitcoin address it pays from is taken, as what the order's list item shows as its sender.
+ */
+export function senderOf(source: ChainName, given: string | undefined): string | null {
+  const kind = CHAINS[source].kind;
+  if (given === undefined) {
+    if (kind !== 'evm') return null;
+    throw new InvalidRequest(`\`senderAddress\` is required when selling on ${source}, an EVM chain: the execution steps are transactions it sends.`, 'senderAddress');
+  }
+  if (kind === 'bitcoin' && /^0x/i.test(given)) return validateAddress('ethereum', given, 'senderAddress');
+  return validateAddress(source, given, 'senderAddress');
 }
 
 /** The Swap: the quote as POST /quote answered it, and the one step funding the deposit address with its input. */

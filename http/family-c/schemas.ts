@@ -151,7 +151,7 @@ const schemas: Record<CSchemaName, JsonSchema> = {
       id: { type: 'string', format: 'uuid', description: 'Quote id from POST /quote (Family C). Unknown, or made through another family → 404; expired → 410.' },
       destinationAddress: text(1, 128, 'Receiver on the `to` chain (validated for it).'),
       refundAddress: text(1, 128, 'Refunds go here, on the `from` chain (validated for it).'),
-      senderAddress: text(1, 128, 'The client\'s address on the `from` chain: required when the `from` chain is an EVM chain (the execution steps are for it to send), optional otherwise. Validated for the `from` chain.'),
+      senderAddress: text(1, 128, 'The client\'s address on the `from` chain: required when the `from` chain is an EVM chain (the execution steps are for it to send), optional otherwise. Validated for the `from` chain; selling bitcoin, an EVM address is taken too.'),
       integratorName: text(1, 128, 'Attribution.'),
       approvalMode: {
         type: 'string',

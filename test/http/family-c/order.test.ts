@@ -63,6 +63,20 @@ describe('Swap: `orderId`, `quote` (the Quote shape), `executionSteps`', () => {
     const { deposit } = await coreOrder(r.body.orderId);
     expect(r.body.executionSteps).toEqual([{ id: `${r.body.orderId}:fund`, action: 'btc_transfer', kind: 'transfer_btc', to: deposit, amount: '50000000' }]);
   });
+  it('Bitcoin: senderAddress, optional, may be the client\'s EVM account (as the field is described) or the paying bitcoin address', async () => {
+    for (const senderAddress of [SENDER, BTC_ADDRESS]) {
+      const q = await quoted(h, { from: CUR.btc, amount: '50000000' });
+      const r = await h.order({ id: q.id, destinationAddress: DEST, refundAddress: BTC_ADDRESS, senderAddress });
+      expect(r.status, r.text).toBe(201);
+      const b = (await (await fetch(`${h.svc.urlB}/order/${r.body.orderId}`)).json()) as Record<string, any>;
+      expect(b.fromAddress).toBe(senderAddress);
+      expect(r.body.executionSteps[0]).toMatchObject({ action: 'btc_transfer', kind: 'transfer_btc' });
+    }
+    const q = await quoted(h, { from: CUR.btc, amount: '50000000' });
+    const bad = await h.order({ id: q.id, destinationAddress: DEST, refundAddress: BTC_ADDRESS, senderAddress: '0x123' });
+    expect(bad.status).toBe(400);
+    expect(issuePath(bad.body)).toBe('senderAddress');
+  });
   it('HyperCore: an Eip712SignStep (spotSend of the token to the deposit address)', async () => {
     const q = await quoted(h, { from: CUR.hype, amount: '10000000000' });
     const r = await h.order({ id: q.id, destinationAddress: DEST, refundAddress: SENDER });
