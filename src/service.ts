@@ -12,6 +12,7 @@ import type { Chains, SimChains } from './chains/types.js';
 import { createInProcessBus } from './bus/index.js';
 import type { Bus } from './bus/types.js';
 import { ManualClock } from './clock.js';
+import { readClockOffset, writeClockOffset } from './dev-clock.js';
 import type { Config } from './config.js';
 import type { Logger } from './log.js';
 import type { OrderDeposit, OrderDepositVanished } from './protocol/index.js';
@@ -130,8 +131,12 @@ export async function createEmbeddedService(
   config: Config,
   opts: { logger: Logger; clock?: ManualClock; newId?: () => string },
 ): Promise<EmbeddedService> {
-  // The system clock, movable forward by the dev listener (POST /clock/advance); the offset is not persisted.
+  // The system clock, movable forward by the dev listener (POST /clock/advance) and resumed at the offset it reached.
+  // A clock given by the caller (tests) is the caller's: its offset is neither read nor stored.
+  const ownClock = opts.clock === undefined;
+  let clockOffset = ownClock ? readClockOffset(config.dataDir) : 0;
   const clock = opts.clock ?? new ManualClock();
+  clock.advance(clockOffset);
   const metrics = createMetrics({ role: 'embedded' });
   const rawStore = await withShardCount(openSqliteStore(join(config.dataDir, 'router.sqlite')), config.shards);
   const store = instrumentStore(rawStore, metrics);
@@ -192,6 +197,8 @@ export async function createEmbeddedService(
           market.setHalted(venue, halted);
         },
         async advanceClock(ms) {
+          if (ownClock) writeClockOffset(config.dataDir, clockOffset + ms);
+          clockOffset += ms;
           clock.advance(ms);
           await runtime.fireDue();
           await deposits.poll();
