@@ -347,9 +347,11 @@ export function nextRefund(ctx: OrderContext): PlannedRefund | null {
 }
 
 /** While an exact-output order executes, a deposit that funds it keeps its part above `maxIn` until delivery frees
- *  what the route did not use: both go back in one refund, at one refund's cost. A halted order pays it back at once. */
+ *  what the route did not use: both go back in one refund, at one refund's cost. A stalled or frozen order, which waits
+ *  for an operator, pays it back at once. */
 function heldUntilDelivery(ctx: OrderContext, d: DepositRecord): boolean {
-  return ctx.phase === 'committed' && ctx.terms.maxIn !== null && ctx.delivery === null && ctx.haltReason === null && d.spent > 0n;
+  const waitsForOperator = ctx.haltReason !== null || ctx.history.at(-1)?.status === 'stalled' || ctx.history.at(-1)?.status === 'frozen';
+  return ctx.phase === 'committed' && ctx.terms.maxIn !== null && ctx.delivery === null && !waitsForOperator && d.spent > 0n;
 }
 
 /** A deposit seen but not yet confirmed that this order, past taking deposits, refunds once it is confirmed: a refund

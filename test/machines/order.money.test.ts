@@ -689,6 +689,18 @@ describe('Family C exact output: the order delivers exactly the amount; input it
     await host.close();
   });
 
+  it('a deposit above from.maximum on an order that stalls: what exceeds the maximum goes back once it waits for an operator', async () => {
+    const host = orderHost({ policy: DEFAULT_POLICY });
+    await host.create(ID, QUOTE, TO, null, terms);
+    await deposit(host, OWNER, MAX_IN + 5_000_000n);
+    const o = await stallAtSecondStep(host, 'The venue did not answer.');
+    const v = await view(host);
+    expect(v.status).toBe('stalled');
+    expect(v.refunds.map((r) => [r.reason, r.amount, r.to])).toEqual([['excess', 5_000_000n - REFUND_COST, OWNER]]);
+    expectBalanced(host, o);
+    await host.close();
+  });
+
   it('a route re-priced below the amount: nothing is delivered and the deposit comes back (reason slippage)', async () => {
     const host = orderHost({ policy: DEFAULT_POLICY });
     await host.create(ID, QUOTE, TO, null, terms);
