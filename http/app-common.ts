@@ -107,6 +107,8 @@ export function appErrorLogger(logger: Logger, family: string): (err: unknown) =
   return (err) => {
     const parse = parseErrorOf(err);
     if (parse) logger.warn({ family, client_error: parse }, 'unparsable input from a client');
+    // Node answered 408 to a client slower than the read timeout; the app's read of its body ends with this error.
+    else if (err instanceof Error && 'code' in err && err.code === 'ERR_HTTP_REQUEST_TIMEOUT') logger.warn({ family }, 'a client sent its request too slowly (408)');
     else logger.error({ err, family }, 'unhandled error in the app');
   };
 }

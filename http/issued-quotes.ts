@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import type { Bus, RequestOptions } from '../src/bus/types.js';
 import { QuoteRefused } from '../src/errors.js';
 import type { Quote, QuoteRequest } from '../src/quotes/types.js';
+import type { EdgeGuard } from './overload.js';
 
 export interface IssuedQuotes {
   /** Remembers a quote this edge just issued (its candidates are left out: they were rendered in its answer). */
@@ -18,17 +19,17 @@ export interface IssuedQuotes {
 export const ISSUED_QUOTES_MAX = 10_000;
 
 /**
- * Asks a new quote actor (`id`) for a quote and remembers the quote it issues. A refusal (no route) is answered, not
+ * Asks a new quote actor (`id`) for a quote, in one of the edge's quote slots, and remembers the quote it issues. A refusal (no route) is answered, not
  * thrown, since each family renders it in its own envelope; every other failure is thrown.
  */
 export async function issueQuote(
-  deps: { bus: Bus; quotes: IssuedQuotes },
+  deps: { bus: Bus; quotes: IssuedQuotes; guard: Pick<EdgeGuard, 'quoteSlot'> },
   id: string,
   request: QuoteRequest,
   edge: { requestId: string; log: Logger },
 ): Promise<{ quote: Quote } | { refused: QuoteRefused }> {
   try {
-    const quote = await deps.bus.request({ kind: 'quote', id }, { type: 'quote.request', request }, { requestId: edge.requestId });
+    const quote = await deps.guard.quoteSlot(() => deps.bus.request({ kind: 'quote', id }, { type: 'quote.request', request }, { requestId: edge.requestId }));
     deps.quotes.remember(quote);
     return { quote };
   } catch (err) {

@@ -41,8 +41,9 @@ export interface EdgeGuardHooks {
 }
 
 export interface EdgeGuard {
-  /** Route middleware of POST /quote: takes a slot for the whole request, or refuses with 503 and Retry-After. */
-  quoteSlot: Koa.Middleware;
+  /** Runs a quote's ask of its actor (what waits on venues) in a slot, or refuses with 503 and Retry-After. Taken once
+   *  the request's body is read and checked: a client sending its body slowly, or a body refused, holds no slot. */
+  quoteSlot<T>(run: () => Promise<T>): Promise<T>;
   /** App middleware: one token of the caller's bucket per request (`/health` exempt), or 429 and Retry-After. */
   rateLimit: Koa.Middleware;
   /** Quotes holding a slot now. */
@@ -72,7 +73,7 @@ export function createEdgeGuard(opts: EdgeGuardOptions, hooks: EdgeGuardHooks = 
   // immediate, which runs once the turn's I/O callbacks (and the CPU work they started) are done.
   let admittedThisTurn = 0;
   let turnStartedAt = 0;
-  const quoteSlot: Koa.Middleware = async (_ctx, next) => {
+  const quoteSlot = async <T>(run: () => Promise<T>): Promise<T> => {
     // The cap bounds what waits on venues; the lag bounds what waits on the CPU, which the cap cannot see: with instant
     // venues a few dozen quotes already keep the loop busy for seconds, and /health waits behind them. The lag shows
     // only once the loop has turned, so a burst that arrives in one turn is bounded per turn.
@@ -99,7 +100,7 @@ export function createEdgeGuard(opts: EdgeGuardOptions, hooks: EdgeGuardHooks = 
       });
     }
     try {
-      await next();
+      return await run();
     } finally {
       inFlight -= 1;
     }

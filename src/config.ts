@@ -73,6 +73,10 @@ export interface Config {
   };
   /** How long the edge waits for an actor's reply (ROUTER_REQUEST_TIMEOUT_MS, default 45000: above the worst optimal multi-hop quote, 3 hops × 10 s). */
   requestTimeoutMs: number;
+  /** How long a client has to send a whole request, headers and body (ROUTER_HTTP_READ_TIMEOUT_MS, default 30000): a
+   *  slower one is answered 408 and its connection closed, so slow senders cannot hold connections for Node's default
+   *  five minutes. */
+  httpReadTimeoutMs: number;
   /** ROUTER_BUS_VERIFY_CODEC (on | off, default off): embedded mode's bus checks every actor request and reply
    *  survives the NATS codec unchanged, at about a millisecond per quote with candidates; the test suite turns it on. */
   busVerifyCodec: boolean;
@@ -351,6 +355,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxHops: int(env, 'ROUTER_MULTIHOP_MAX_HOPS', 3, 2, 4),
     },
     requestTimeoutMs: int(env, 'ROUTER_REQUEST_TIMEOUT_MS', 45_000, 100, 600_000),
+    httpReadTimeoutMs: int(env, 'ROUTER_HTTP_READ_TIMEOUT_MS', 30_000, 1_000, 600_000),
     busVerifyCodec: oneOf(env, 'ROUTER_BUS_VERIFY_CODEC', 'off', ['on', 'off']) === 'on',
     shards: int(env, 'ROUTER_SHARDS', 128, 1, 65_536),
     vaultSeed: env.ROUTER_VAULT_SEED === undefined || env.ROUTER_VAULT_SEED === '' ? null : parseSeed(env.ROUTER_VAULT_SEED),

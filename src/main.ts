@@ -2,7 +2,7 @@
 // ROUTER_DATA_DIR, simulated venues. `worker` and `edge` run the two halves of a cluster over NATS. `cluster`
 // (`npm run cluster`) starts a local cluster of those, and `devnet` (`npm run devnet`) local EVM chains with the
 // embedded service on them, both as child processes. Only this file listens, handles signals and drains.
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type Koa from 'koa';
 import { startDevnet } from './cli/devnet.js';
 import { oneOf } from './checks.js';
@@ -19,8 +19,11 @@ const VERSION = '0.2.47';
 const MODES = ['embedded', 'worker', 'edge', 'cluster', 'devnet'] as const;
 const isMode = oneOf(MODES);
 
-async function listen(app: Koa, port: number, host: string): Promise<{ server: Server; port: number }> {
-  const server = app.listen(port, host);
+/** A server for `app` whose clients have `readTimeoutMs` to send a whole request (Node answers 408 past it), checked
+ *  every second rather than Node's default thirty. */
+async function listen(app: Koa, port: number, host: string, readTimeoutMs: number): Promise<{ server: Server; port: number }> {
+  const server = createServer({ requestTimeout: readTimeoutMs, headersTimeout: readTimeoutMs, connectionsCheckingInterval: 1_000 }, app.callback());
+  server.listen(port, host);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);
@@ -101,7 +104,7 @@ async function main(): Promise<void> {
     const worker = await createWorker(config, { logger, version: VERSION });
     const servers: Server[] = [];
     if (worker.metricsApp && config.metrics.port !== null) {
-      const m = await listen(worker.metricsApp, config.metrics.port, config.host);
+      const m = await listen(worker.metricsApp, config.metrics.port, config.host, config.httpReadTimeoutMs);
       servers.push(m.server);
       logger.info({ host: config.host, port: m.port }, 'metrics listening');
     }
@@ -112,19 +115,19 @@ async function main(): Promise<void> {
   }
 
   const built = mode === 'edge' ? await createEdge(config, { logger, devListener: config.dev.requested }) : await startedEmbedded(config, logger);
-  const a = await listen(built.appA, config.portA, config.host);
-  const b = await listen(built.appB, config.portB, config.host);
-  const c = await listen(built.appC, config.portC, config.host);
+  const a = await listen(built.appA, config.portA, config.host, config.httpReadTimeoutMs);
+  const b = await listen(built.appB, config.portB, config.host, config.httpReadTimeoutMs);
+  const c = await listen(built.appC, config.portC, config.host, config.httpReadTimeoutMs);
   const servers = [a.server, b.server, c.server];
   // The dev listener moves money and time on the simulated world: loopback only, whatever ROUTER_HOST says.
   let devPort: number | null = null;
   if (built.devApp) {
-    const d = await listen(built.devApp, config.dev.port, '127.0.0.1');
+    const d = await listen(built.devApp, config.dev.port, '127.0.0.1', config.httpReadTimeoutMs);
     servers.push(d.server);
     devPort = d.port;
   }
   if ('metricsApp' in built && built.metricsApp && config.metrics.port !== null) {
-    const m = await listen(built.metricsApp, config.metrics.port, config.host);
+    const m = await listen(built.metricsApp, config.metrics.port, config.host, config.httpReadTimeoutMs);
     servers.push(m.server);
     logger.info({ host: config.host, port: m.port }, 'metrics listening');
   }

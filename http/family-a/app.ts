@@ -28,7 +28,7 @@ export function createApp(deps: FamilyADeps): Koa {
   const guard = deps.guard ?? UNGUARDED;
   const quotes = deps.quotes ?? createIssuedQuotes();
 
-  router.post('/quote', guard.quoteSlot, postQuote({ bus: deps.bus, quotes, newId: deps.newId, bodyLimitBytes: deps.bodyLimitBytes, clock: deps.clock ?? systemClock }));
+  router.post('/quote', postQuote({ bus: deps.bus, quotes, guard, newId: deps.newId, bodyLimitBytes: deps.bodyLimitBytes, clock: deps.clock ?? systemClock }));
   router.post('/order', postOrder({ bus: deps.bus, quotes, newId: deps.newId, bodyLimitBytes: deps.bodyLimitBytes }));
   router.get('/order/:id', getOrder({ bus: deps.bus }));
   serveHealthAndOpenApi(router, openapi);

@@ -13,6 +13,7 @@ import { renderQuote, renderRefusal, type RenderContext } from './render.js';
 import { assertQuoteRequestShape } from './validate.js';
 import { rendered } from '../app-common.js';
 import { issueQuote, type IssuedQuotes } from '../issued-quotes.js';
+import type { EdgeGuard } from '../overload.js';
 
 /** Validates a POST /quote body and translates it into the core's language; throws InvalidRequest (or a subclass). */
 export function toQuoteRequest(body: unknown): QuoteRequest {
@@ -47,6 +48,7 @@ export function toQuoteRequest(body: unknown): QuoteRequest {
 export interface QuoteRouteDeps {
   bus: Bus;
   quotes: IssuedQuotes;
+  guard: Pick<EdgeGuard, 'quoteSlot'>;
   newId: () => string;
   bodyLimitBytes: number;
   clock: Clock;

@@ -36,7 +36,7 @@ export function createAppB(deps: FamilyBDeps): Koa {
   const guard = deps.guard ?? UNGUARDED;
   const quotes = deps.quotes ?? createIssuedQuotes();
 
-  router.post('/quote', guard.quoteSlot, postQuoteB({ bus: deps.bus, quotes }));
+  router.post('/quote', postQuoteB({ bus: deps.bus, quotes, guard }));
   router.post('/order/market', postOrderB({ bus: deps.bus, quotes, newId: deps.newId, gatewayId: deps.gatewayId, secret: deps.secret, maxSlippageBps: deps.maxSlippageBps, clock }));
   router.get('/order/:orderId', getOrderB({ bus: deps.bus }));
   router.post('/order/:orderId/cancel', postCancelB({ bus: deps.bus, gatewayId: deps.gatewayId, secret: deps.secret, clock }));

@@ -15,6 +15,7 @@ import { coreFormat, renderBQuote, renderCandidates } from './render.js';
 import { assertShape } from './validate.js';
 import type { BAmountFormat, BOrderType } from './wire.js';
 import { issueQuote, type IssuedQuotes } from '../issued-quotes.js';
+import type { EdgeGuard } from '../overload.js';
 
 export const B_QUOTE_MODE = 'fast' as const;
 export const B_BODY_LIMIT_BYTES = 16 * 1024;
@@ -54,7 +55,7 @@ export function toBQuoteRequest(body: unknown): BQuoteAsk {
   };
 }
 
-export function postQuoteB(deps: { bus: Bus; quotes: IssuedQuotes }): Koa.Middleware {
+export function postQuoteB(deps: { bus: Bus; quotes: IssuedQuotes; guard: Pick<EdgeGuard, 'quoteSlot'> }): Koa.Middleware {
   return async (ctx) => {
     const ask = toBQuoteRequest(await readJsonBody(ctx, B_BODY_LIMIT_BYTES));
     const id = quoteIdFor(ask.orderType);

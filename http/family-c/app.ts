@@ -37,7 +37,7 @@ export function createAppC(deps: FamilyCDeps): Koa {
   const guard = deps.guard ?? UNGUARDED;
   const quotes = deps.quotes ?? createIssuedQuotes();
   const cursorKey = deps.secret.derive(CURSOR_KEY_LABEL);
-  router.post('/quote', guard.quoteSlot, postQuoteC({ bus: deps.bus, quotes, newId: deps.newId }));
+  router.post('/quote', postQuoteC({ bus: deps.bus, quotes, guard, newId: deps.newId }));
   router.post('/order/market', postOrderC({ bus: deps.bus, quotes, newId: deps.newId, clock }));
   router.get('/orders', getOrdersC({ orders: deps.orders, cursorKey }));
   serveHealthAndOpenApi(router, familyCOpenApi());

@@ -14,6 +14,7 @@ import { parseCurrency } from './currency.js';
 import { renderCQuote } from './render.js';
 import { assertShape } from './validate.js';
 import { issueQuote, type IssuedQuotes } from '../issued-quotes.js';
+import type { EdgeGuard } from '../overload.js';
 
 export const C_QUOTE_MODE = 'fast' as const;
 export const C_BODY_LIMIT_BYTES = 16 * 1024;
@@ -53,7 +54,7 @@ export function toCQuoteRequest(body: unknown): QuoteRequest {
   };
 }
 
-export function postQuoteC(deps: { bus: Bus; newId: () => string; quotes: IssuedQuotes }): Koa.Middleware {
+export function postQuoteC(deps: { bus: Bus; newId: () => string; quotes: IssuedQuotes; guard: Pick<EdgeGuard, 'quoteSlot'> }): Koa.Middleware {
   return async (ctx) => {
     const request = toCQuoteRequest(await readJsonBody(ctx, C_BODY_LIMIT_BYTES));
     const issued = await issueQuote(deps, deps.newId(), request, edgeState(ctx));

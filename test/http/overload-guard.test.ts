@@ -59,15 +59,15 @@ describe('Load shedding: the quote slots', () => {
     const guard = createEdgeGuard({ maxQuotesInFlight: 2, shedRetryAfterSeconds: 3, maxEventLoopDelayMs: 0, maxAdmissionsPerTurn: 0, maxTurnMs: 0, rateLimit: null });
     const releases: Array<() => void> = [];
     const hold = () =>
-      guard.quoteSlot({} as never, () => new Promise<void>((r) => releases.push(r)));
+      guard.quoteSlot(() => new Promise<void>((r) => releases.push(r)));
     const a = hold();
     const b = hold();
     expect(guard.inFlight()).toBe(2);
-    await expect(guard.quoteSlot({} as never, async () => undefined)).rejects.toMatchObject({ status: 503, headers: { 'Retry-After': '3' } });
+    await expect(guard.quoteSlot(async () => undefined)).rejects.toMatchObject({ status: 503, headers: { 'Retry-After': '3' } });
     releases.forEach((r) => r());
     await Promise.all([a, b]);
     expect(guard.inFlight()).toBe(0);
-    await expect(guard.quoteSlot({} as never, async () => { throw new Error('boom'); })).rejects.toThrow('boom');
+    await expect(guard.quoteSlot(async () => { throw new Error('boom'); })).rejects.toThrow('boom');
     expect(guard.inFlight()).toBe(0);
   });
 
@@ -78,9 +78,9 @@ describe('Load shedding: the quote slots', () => {
       { refused: (reason) => reasons.push(reason) },
     );
     let release = () => {};
-    const held = guard.quoteSlot({} as never, () => new Promise<void>((r) => (release = r)));
+    const held = guard.quoteSlot(() => new Promise<void>((r) => (release = r)));
     expect(reasons).toEqual([]);
-    await expect(guard.quoteSlot({} as never, async () => undefined)).rejects.toMatchObject({ status: 503 });
+    await expect(guard.quoteSlot(async () => undefined)).rejects.toMatchObject({ status: 503 });
     const client = { ip: '10.0.0.1', path: '/quote' } as never;
     await guard.rateLimit(client, async () => undefined);
     await expect(guard.rateLimit(client, async () => undefined)).rejects.toMatchObject({ status: 429 });
@@ -99,9 +99,9 @@ describe('Load shedding: the quote slots', () => {
     );
     const scrape = async () => parseExposition((await metrics.scrape()).body);
     let release = () => {};
-    const held = guard.quoteSlot({} as never, () => new Promise<void>((r) => (release = r)));
+    const held = guard.quoteSlot(() => new Promise<void>((r) => (release = r)));
     expect(total(await scrape(), 'router_quotes_in_flight')).toBe(1);
-    await expect(guard.quoteSlot({} as never, async () => undefined)).rejects.toMatchObject({ status: 503 });
+    await expect(guard.quoteSlot(async () => undefined)).rejects.toMatchObject({ status: 503 });
     const client = { ip: '10.0.0.1', path: '/quote' } as never;
     await guard.rateLimit(client, async () => undefined);
     await expect(guard.rateLimit(client, async () => undefined)).rejects.toMatchObject({ status: 429 });
@@ -121,18 +121,18 @@ describe('Load shedding: the quote slots', () => {
       { refused: (reason) => reasons.push(reason) },
     );
     const never = new Promise<void>(() => undefined);
-    void guard.quoteSlot({} as never, () => never);
-    void guard.quoteSlot({} as never, () => never);
-    await expect(guard.quoteSlot({} as never, async () => undefined)).rejects.toMatchObject({ status: 503 });
+    void guard.quoteSlot(() => never);
+    void guard.quoteSlot(() => never);
+    await expect(guard.quoteSlot(async () => undefined)).rejects.toMatchObject({ status: 503 });
     expect(reasons).toEqual(['turn']);
     await new Promise((r) => setImmediate(r));
-    await expect(guard.quoteSlot({} as never, async () => undefined)).resolves.toBeUndefined();
+    await expect(guard.quoteSlot(async () => undefined)).resolves.toBeUndefined();
   });
 
   it('a cap of 0 is no cap', async () => {
     const guard = createEdgeGuard({ maxQuotesInFlight: 0, shedRetryAfterSeconds: 1, maxEventLoopDelayMs: 0, maxAdmissionsPerTurn: 0, maxTurnMs: 0, rateLimit: null });
     const never = new Promise<void>(() => undefined);
-    for (let i = 0; i < 100; i++) void guard.quoteSlot({} as never, () => never);
+    for (let i = 0; i < 100; i++) void guard.quoteSlot(() => never);
     expect(guard.inFlight()).toBe(100);
   });
 });
@@ -177,7 +177,7 @@ describe('Load shedding on event loop lag: quotes are shed while the loop is kep
   it('a loop kept busy (every tick 60 ms late) sheds quotes with 503; once it keeps time again quotes pass', async () => {
     const guard = createEdgeGuard({ maxQuotesInFlight: 1000, shedRetryAfterSeconds: 1, maxEventLoopDelayMs: 40, maxAdmissionsPerTurn: 0, maxTurnMs: 0, rateLimit: null });
     await new Promise((r) => setTimeout(r, 150));
-    await expect(guard.quoteSlot({} as never, async () => undefined)).resolves.toBeUndefined();
+    await expect(guard.quoteSlot(async () => undefined)).resolves.toBeUndefined();
     // Busy work between the meter's ticks, tick after tick, as a saturated loop does.
     for (let k = 0; k < 8; k++) {
       busy(60);
@@ -185,10 +185,10 @@ describe('Load shedding on event loop lag: quotes are shed while the loop is kep
       await new Promise((r) => setTimeout(r, 0));
     }
     expect(guard.eventLoopDelayMs()).toBeGreaterThan(40);
-    await expect(guard.quoteSlot({} as never, async () => undefined)).rejects.toMatchObject({ status: 503, headers: { 'Retry-After': '1' } });
+    await expect(guard.quoteSlot(async () => undefined)).rejects.toMatchObject({ status: 503, headers: { 'Retry-After': '1' } });
     await new Promise((r) => setTimeout(r, 300));
     expect(guard.eventLoopDelayMs()).toBeLessThanOrEqual(40);
-    await expect(guard.quoteSlot({} as never, async () => undefined)).resolves.toBeUndefined();
+    await expect(guard.quoteSlot(async () => undefined)).resolves.toBeUndefined();
   });
 
   it('one long pause (a GC, a compile) sheds nothing', async () => {
@@ -196,7 +196,7 @@ describe('Load shedding on event loop lag: quotes are shed while the loop is kep
     await new Promise((r) => setTimeout(r, 150));
     busy(200);
     await new Promise((r) => setTimeout(r, 30));
-    await expect(guard.quoteSlot({} as never, async () => undefined)).resolves.toBeUndefined();
+    await expect(guard.quoteSlot(async () => undefined)).resolves.toBeUndefined();
   });
 });
 
@@ -204,10 +204,10 @@ describe('Load shedding of a burst: at most maxAdmissionsPerTurn quotes are admi
   it('the ninth quote of one turn is shed with 503; in the next turn quotes are admitted again', async () => {
     const guard = createEdgeGuard({ maxQuotesInFlight: 1000, shedRetryAfterSeconds: 1, maxEventLoopDelayMs: 0, maxAdmissionsPerTurn: 8, maxTurnMs: 0, rateLimit: null });
     const never = new Promise<void>(() => undefined);
-    for (let i = 0; i < 8; i++) void guard.quoteSlot({} as never, () => never);
-    await expect(guard.quoteSlot({} as never, async () => undefined)).rejects.toMatchObject({ status: 503, headers: { 'Retry-After': '1' } });
+    for (let i = 0; i < 8; i++) void guard.quoteSlot(() => never);
+    await expect(guard.quoteSlot(async () => undefined)).rejects.toMatchObject({ status: 503, headers: { 'Retry-After': '1' } });
     await new Promise((r) => setImmediate(r));
-    await expect(guard.quoteSlot({} as never, async () => undefined)).resolves.toBeUndefined();
+    await expect(guard.quoteSlot(async () => undefined)).resolves.toBeUndefined();
     expect(guard.inFlight()).toBe(8);
   });
 });
@@ -224,13 +224,13 @@ describe('Load shedding of a burst by time: a turn of the event loop admits quot
     // Each admitted quote's CPU work advances the turn's clock by 10 ms: the floor's quotes are admitted however long
     // they take, and the next one finds the turn past its 25 ms.
     for (let i = 0; i < TURN_BUDGET_FLOOR; i++) {
-      void guard.quoteSlot({} as never, () => never);
+      void guard.quoteSlot(() => never);
       t += 10;
     }
-    await expect(guard.quoteSlot({} as never, async () => undefined)).rejects.toMatchObject({ status: 503, headers: { 'Retry-After': '1' } });
+    await expect(guard.quoteSlot(async () => undefined)).rejects.toMatchObject({ status: 503, headers: { 'Retry-After': '1' } });
     expect(reasons).toEqual(['turn']);
     await new Promise((r) => setImmediate(r));
-    await expect(guard.quoteSlot({} as never, async () => undefined)).resolves.toBeUndefined();
+    await expect(guard.quoteSlot(async () => undefined)).resolves.toBeUndefined();
     expect(guard.inFlight()).toBe(TURN_BUDGET_FLOOR);
   });
 
@@ -238,9 +238,9 @@ describe('Load shedding of a burst by time: a turn of the event loop admits quot
     let t = 0;
     const guard = createEdgeGuard({ maxQuotesInFlight: 1000, shedRetryAfterSeconds: 1, maxEventLoopDelayMs: 0, maxAdmissionsPerTurn: 0, maxTurnMs: 25, rateLimit: null, now: () => t });
     const never = new Promise<void>(() => undefined);
-    void guard.quoteSlot({} as never, () => never);
+    void guard.quoteSlot(() => never);
     t += 200; // a pause far past the budget
-    for (let i = 1; i < 10; i++) await expect(Promise.race([guard.quoteSlot({} as never, () => never), Promise.resolve('admitted')])).resolves.toBe('admitted');
+    for (let i = 1; i < 10; i++) await expect(Promise.race([guard.quoteSlot(() => never), Promise.resolve('admitted')])).resolves.toBe('admitted');
     expect(guard.inFlight()).toBe(10);
   });
 });

@@ -122,6 +122,27 @@ describe('Load shedding: quotes beyond the cap in flight answer 503 at once; /he
     }, 60_000);
   }
 
+  for (const family of ['A', 'B', 'C'] as const) {
+    it(`Family ${family}: quotes whose bodies arrive slowly hold no slot; a quote sent whole meanwhile is served`, async () => {
+      const port = Number(new URL(urlOf(svc, family)).port);
+      // More slow senders than the cap: each sends its headers and the body's first byte, then nothing.
+      const sockets = Array.from({ length: CAP + 2 }, () => {
+        const socket = connect(port, '127.0.0.1');
+        socket.on('error', () => undefined);
+        socket.write(`POST /quote HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{`);
+        return socket;
+      });
+      try {
+        await new Promise((r) => setTimeout(r, 200));
+        expect(svc.service.guard.inFlight()).toBe(0);
+        const served = await postQuote(svc, family);
+        expect([200, 422]).toContain(served.status);
+      } finally {
+        for (const socket of sockets) socket.destroy();
+      }
+    }, 30_000);
+  }
+
   it('a shed quote frees nothing it did not take: after the held quotes end, a quote is served again', async () => {
     const again = await postQuote(svc, 'B');
     expect([200, 422]).toContain(again.status);
@@ -144,7 +165,7 @@ describe('At the cap only quotes are shed: orders, reads and /openapi.json pass 
       // The cap filled by quotes that wait on a gate instead of on venues.
       let open!: () => void;
       const gate = new Promise<void>((r) => (open = r));
-      const holds = Array.from({ length: CAP }, () => svc.service.guard.quoteSlot({} as never, () => gate));
+      const holds = Array.from({ length: CAP }, () => svc.service.guard.quoteSlot(() => gate));
       try {
         expect(svc.service.guard.inFlight()).toBe(CAP);
         const shed = await postQuote(svc, family);

@@ -54,6 +54,34 @@ describe('npm start runs the service in embedded mode (no other server needed)',
     }
   });
 
+  it('a client slower than ROUTER_HTTP_READ_TIMEOUT_MS to send its request gets 408 and its connection closed, logged once at warn', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'router-proc-'));
+    const port = await freePort();
+    const p = start({
+      ROUTER_PORT_A: String(port), ROUTER_PORT_B: String(await freePort()), ROUTER_PORT_C: String(await freePort()), ROUTER_DEV_PORT: String(await freePort()),
+      ROUTER_HOST: '127.0.0.1', ROUTER_DATA_DIR: dir, ROUTER_HTTP_READ_TIMEOUT_MS: '1000',
+    });
+    try {
+      await pollUntil(() => p.out().includes('"listening"'), (up) => up, 15_000);
+      const socket = createConnection(port, '127.0.0.1');
+      let answer = '';
+      socket.on('data', (d) => (answer += d));
+      socket.write('POST /quote HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{');
+      const t0 = performance.now();
+      await once(socket, 'close');
+      const closedMs = performance.now() - t0;
+      expect(answer).toMatch(/^HTTP\/1\.1 408/);
+      // The deadline plus at most one check of the connections (every second).
+      expect(closedMs).toBeLessThan(4_000);
+      const lines = () => p.out().trim().split('\n').map((l) => JSON.parse(l) as { level: number; msg: string });
+      await pollUntil(async () => lines().filter((l) => l.msg.includes('too slowly')), (found) => found.length === 1, 5_000);
+      expect(lines().filter((l) => l.level >= 50)).toEqual([]);
+    } finally {
+      p.child.kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('an invalid setting stops the start with a message naming the variable', async () => {
     const p = start({ ROUTER_SIM_LATENCY_SCALE: 'fast' });
     const [code] = await once(p.child, 'close');
