@@ -24,6 +24,15 @@ export function edgeState(ctx: Koa.Context): EdgeState {
   return ctx.state as EdgeState;
 }
 
+/** The most of a request's path an access line shows: a client can send a path of up to Node's 16 KB header limit,
+ *  which the log must not copy whole for every request. */
+export const LOGGED_PATH_CHARS = 256;
+
+/** The path as the access line shows it: at most LOGGED_PATH_CHARS characters, a longer one marked cut with its length. */
+export function loggedPath(path: string): string {
+  return path.length <= LOGGED_PATH_CHARS ? path : `${path.slice(0, LOGGED_PATH_CHARS)}…(${path.length} chars)`;
+}
+
 /**
  * Outermost middleware: picks the request id, binds the child logger and writes one access line per request
  * (method, path, status, ms). It must wrap the error envelope so the line shows the status actually sent.
@@ -40,7 +49,7 @@ export function requestContext(logger: Logger, generate: () => string = randomUU
     } finally {
       // Latency is the one place a float is fine: it never touches an amount.
       const ms = Math.round(Number(process.hrtime.bigint() - started) / 1e4) / 100;
-      log.info({ method: ctx.method, path: ctx.path, status: ctx.status, ms }, 'request');
+      log.info({ method: ctx.method, path: loggedPath(ctx.path), status: ctx.status, ms }, 'request');
     }
   };
 }
