@@ -23,6 +23,7 @@ import { accountKey, isUnbounded } from './accounts.js';
 import { InsufficientFunds, simulatedDepositOnRealChain } from './errors.js';
 import { openEvmChain, type EvmChain, type EvmChainOptions } from './evm/ledger.js';
 import { lowerAddress } from './evm/rpc.js';
+import { Locks } from './evm/nonces.js';
 import type { AccountReconciliation, ChainLedger, GasDeskSpend, Reorg, SimChains, Transfer, TransferFilter, TransferRequest } from './types.js';
 import { gasDesk } from './gas-desk.js';
 import { RealDeposits } from './real-deposits.js';
@@ -116,18 +117,37 @@ export function openHybridChains(opts: HybridChainsOptions): HybridChains {
 
   // ------------------------------------------------------------------ transfers
 
+  const depositSends = new Locks();
+
   async function transfer(req: TransferRequest): Promise<Transfer> {
     const evm = evmOf(req.chain);
     if (!evm) return sim.transfer(req);
-    // A booked key answers what it booked, whatever this request says (the port's idempotency), without the node.
-    if (typeof req.key === 'string' && req.key.length > 0) {
-      const [booked] = await sim.transfers({ key: req.key });
-      // A vanished deposit's key is never a send's: answered as booked.
-      if (booked) return (await withRealTx(booked)) ?? booked;
-    }
+    const booked = await bookedAs(req);
+    if (booked) return booked;
     const from = onChain(req.from, 'from');
     const to = onChain(req.to, 'to');
     if (from === to) return sim.transfer(req);
+    // The router's own accounts hold ETH; a deposit address holds only what the user sent, and its native coin in the
+    // books is orders' money: gas is topped up above it and the send may not reach into what stays after it.
+    const fromDeposit = from !== treasury && from !== gasAccount;
+    // Sends from one deposit address run one at a time, each after the one before it is mined: an order's sweep and
+    // its refund of an excess run side by side (the order's lifecycle and refunds), and each one's books check and gas
+    // top-up must see the other's send done, not count on the same balance.
+    if (!fromDeposit) return sendReal(req, evm, from, to, false);
+    // A call of the same key that waited here finds the send booked by the one before it.
+    return depositSends.run(`${req.chain}:${from}`, async () => (await bookedAs(req)) ?? sendReal(req, evm, from, to, true));
+  }
+
+  /** A booked key answers what it booked, whatever the request says (the port's idempotency), without the node. */
+  async function bookedAs(req: TransferRequest): Promise<Transfer | null> {
+    if (typeof req.key !== 'string' || req.key.length === 0) return null;
+    const [booked] = await sim.transfers({ key: req.key });
+    if (!booked) return null;
+    // A vanished deposit's key is never a send's: answered as booked.
+    return (await withRealTx(booked)) ?? booked;
+  }
+
+  async function sendReal(req: TransferRequest, evm: EvmChain, from: Address, to: Address, fromDeposit: boolean): Promise<Transfer> {
     // Signed before a crash and not booked: the send settles the stored transaction, which is booked below as this
     // request's. Its amount is taken from the transaction; accounts that differ cannot be, so they are refused, loudly,
     // rather than booked where the money did not go.
@@ -136,7 +156,7 @@ export function openHybridChains(opts: HybridChainsOptions): HybridChains {
       throw new InvalidRequest(`${req.chain}: key ${req.key} was signed for a send from ${signed.from} to ${signed.to}, not from ${from} to ${to}.`, 'key');
     }
     // The books must allow it before real money moves: the treasury on chain holds more than any one holding owns.
-    // One order's transfers run one at a time, so this check and the booking below do not race for its accounts.
+    // Sends from one deposit address run one at a time (above), so this check and the booking below do not race.
     let held: bigint | null = null;
     if (!isUnbounded(accountKey(req.chain, req.from))) {
       const balance = await sim.balanceOf(req.chain, req.from, req.asset);
@@ -149,9 +169,6 @@ export function openHybridChains(opts: HybridChainsOptions): HybridChains {
     }
     // Before the router's first send on the chain, what its accounts held (the reconciliation's starting point).
     await accounts.baseline(evm);
-    // The router's own accounts hold ETH; a deposit address holds only what the user sent, and its native coin in the
-    // books is orders' money: gas is topped up above it and the send may not reach into what stays after it.
-    const fromDeposit = from !== treasury && from !== gasAccount;
     const native = evm.nativeAsset;
     const ethHeld = !fromDeposit ? 0n : req.asset === native && held !== null ? held : await sim.balanceOf(req.chain, req.from, native);
     // Signed already: the send only waits for its transaction, whose gas was settled before it was signed.
