@@ -99,7 +99,8 @@ export interface Config {
   cluster: {
     /** ROUTER_WORKER_ID, default `<hostname>-<pid>`: a worker's name in leases and the admin service. */
     workerId: string | null;
-    /** ROUTER_LEASE_TTL_MS, default 10000: a dead worker's shards move after at most this long. Renewed every third. */
+    /** ROUTER_LEASE_TTL_MS, default 10000: renewed every third of it; a dead worker's shards move once its leases expire,
+     *  at a live worker's next round: after at most about 4/3 of it. */
     leaseTtlMs: number;
     /** ROUTER_EDGE_RETRY_MS, default 3000: how long the edge retries "no responders" (a shard moving) before 503. */
     edgeRetryMs: number;
