@@ -57,6 +57,9 @@ export interface EdgeGuard {
 /** Liveness probes must never be refused: a limited probe would get a healthy process killed. */
 const EXEMPT_PATHS = new Set(['/health']);
 
+/** Whether a path is exempt as the router matches it: case-insensitively and with or without trailing slashes. */
+const isExempt = (path: string) => EXEMPT_PATHS.has(path.toLowerCase().replace(/\/+$/, ''));
+
 /** Quotes a turn admits whatever its budget: a GC pause inside a turn of a few clients' quotes is no burst, and
  *  shedding them would refuse a load the process serves easily. */
 export const TURN_BUDGET_FLOOR = 16;
@@ -108,7 +111,7 @@ export function createEdgeGuard(opts: EdgeGuardOptions, hooks: EdgeGuardHooks = 
 
   const buckets = opts.rateLimit ? createBuckets(opts.rateLimit, now) : null;
   const rateLimit: Koa.Middleware = async (ctx, next) => {
-    if (buckets && !EXEMPT_PATHS.has(ctx.path)) {
+    if (buckets && !isExempt(ctx.path)) {
       const wait = buckets.take(ctx.ip);
       if (wait > 0) {
         hooks.refused?.('rate_limited');

@@ -221,6 +221,8 @@ describe('Per-client rate limit: a token bucket per remote address answers 429 w
       expect(Number(limited.headers.get('retry-after'))).toBeLessThanOrEqual(1);
       expectEnvelope(family, limited.body, 'rate_limited');
       for (let i = 0; i < 5; i++) expect((await fetch(`${url}/health`)).status).toBe(200);
+      // Spelt as the router still serves it: another case, a trailing slash.
+      for (const path of ['/HEALTH', '/health/']) expect((await fetch(`${url}${path}`)).status, path).toBe(200);
       // ... and the family's OpenAPI document says so: 429 for the quote, not for /health.
       const doc = (await first.json()) as { paths: Record<string, Record<string, { responses: object }>> };
       expect(Object.keys(doc.paths['/quote']!.post!.responses)).toContain('429');
