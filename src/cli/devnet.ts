@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { ChainName } from '../assets/types.js';
 import type { AnvilNode } from '../chains/evm/anvil.js';
-import { DEVNET_CHAINS, DEVNET_FLOAT_UNITS, DEVNET_GAS, DEVNET_TREASURY, DEVNET_USER, devnetServiceEnv, startDevnetChain } from '../chains/evm/devnet.js';
+import { DEVNET_BLOCK_TIME_S, DEVNET_CHAINS, DEVNET_FLOAT_UNITS, DEVNET_GAS, DEVNET_TREASURY, DEVNET_USER, devnetServiceEnv, startDevnetChain } from '../chains/evm/devnet.js';
 import { childEnvironment, loadDevnetPorts, type Config } from '../config.js';
 
 const MAIN = resolve('src/main.ts');
@@ -50,7 +50,9 @@ export async function startDevnet(config: Config, tell: (text: string) => void):
 
   try {
     for (const { chain } of DEVNET_CHAINS) {
-      const node = await startDevnetChain(chain, { port: ports[chain] });
+      // A block every DEVNET_BLOCK_TIME_S besides one per transaction: a chain nobody sends on still confirms deposits
+      // (ethereum's orders wait for three blocks).
+      const node = await startDevnetChain(chain, { port: ports[chain], blockTimeSec: DEVNET_BLOCK_TIME_S, mixedMining: true });
       nodes.set(chain, node);
       tell(`devnet: ${chain} (chain id ${node.chainId}) at ${node.url}: tokens placed, treasury holds ${DEVNET_FLOAT_UNITS} of each`);
     }

@@ -52,6 +52,9 @@ export interface StartAnvilOptions {
   port?: number;
   /** null or absent: automine (one block per transaction); a number: interval mining every that many seconds. */
   blockTimeSec?: number | null;
+  /** With `blockTimeSec`: a block per transaction too (automine), so sends are mined at once and an idle chain still
+   *  gains confirmations. */
+  mixedMining?: boolean;
   /** The first block's base fee per gas (wei); anvil's 1 gwei when absent. Later blocks follow EIP-1559 from it. */
   baseFeePerGas?: bigint;
   /** ANVIL_MNEMONIC when absent. */
@@ -152,6 +155,7 @@ async function startAnvilOn(port: number, opts: StartAnvilOptions): Promise<Anvi
   const url = `http://127.0.0.1:${port}`;
   const args = ['--host', '127.0.0.1', '--port', String(port), '--chain-id', String(opts.chainId), '--mnemonic', opts.mnemonic ?? ANVIL_MNEMONIC, '--quiet'];
   if (opts.blockTimeSec != null) args.push('--block-time', String(opts.blockTimeSec));
+  if (opts.blockTimeSec != null && opts.mixedMining) args.push('--mixed-mining');
   if (opts.baseFeePerGas !== undefined) args.push('--block-base-fee-per-gas', String(opts.baseFeePerGas));
   const bin = opts.bin ?? anvilBinary();
   const child = spawn(bin, args, { stdio: ['ignore', 'ignore', 'pipe'] });

@@ -34,12 +34,15 @@ export function devnetRpcUrl(chain: ChainName): string | null {
   return c ? `http://127.0.0.1:${c.port}` : null;
 }
 
+/** The devnet's chains make a block this often besides one per transaction (anvil's mixed mining). */
+export const DEVNET_BLOCK_TIME_S = 2;
+
 /**
  * Starts one dev chain: anvil on `port` (a free one when absent) with the registry chain id, DevToken placed, and the
  * treasury given `floatUnits` whole units of every registry token by real mint transactions (signed by the node
  * for the treasury, one of its dev accounts). A failure stops the node it started.
  */
-export async function startDevnetChain(chain: ChainName, opts: { port?: number; floatUnits?: string; logger?: Logger; blockTimeSec?: number | null } = {}): Promise<AnvilNode> {
+export async function startDevnetChain(chain: ChainName, opts: { port?: number; floatUnits?: string; logger?: Logger; blockTimeSec?: number | null; mixedMining?: boolean } = {}): Promise<AnvilNode> {
   const chainId = CHAINS[chain].evmChainId;
   if (chainId === undefined) throw new Error(`devnet: ${chain} is not an EVM chain`);
   const priced = COST_TABLE.gasPriceWei[chain];
@@ -50,7 +53,7 @@ export async function startDevnetChain(chain: ChainName, opts: { port?: number; 
     ...(priced !== undefined ? { baseFeePerGas: priced / 2n } : {}),
     ...(opts.port !== undefined ? { port: opts.port } : {}),
     ...(opts.logger ? { logger: opts.logger } : {}),
-    ...(opts.blockTimeSec != null ? { blockTimeSec: opts.blockTimeSec } : {}),
+    ...(opts.blockTimeSec != null ? { blockTimeSec: opts.blockTimeSec, mixedMining: opts.mixedMining ?? false } : {}),
   });
   try {
     await placeDevTokens(node.url, chain);
