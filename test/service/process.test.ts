@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { pollUntil } from '../support/poll.js';
 import { freePort } from '../../src/cluster/ports.js';
+import { rpcCall } from '../../src/chains/evm/anvil.js';
 
 function start(env: Record<string, string>, mode: string[] = []) {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...mode], {
@@ -152,7 +153,7 @@ describe('npm run cluster and npm run devnet run through the entry point, which 
     }
   }, 90_000);
 
-  it('devnet: two anvil nodes and the service on them answer; SIGTERM stops them all, removes the data dir and exits 0', async () => {
+  it('devnet: two anvil nodes (an idle one still makes blocks) and the service on them answer; SIGTERM stops them all, removes the data dir and exits 0', async () => {
     const [eth, base, portA] = [await freePort(), await freePort(), await freePort()];
     const p = start({
       ROUTER_DEVNET_PORT_ETHEREUM: String(eth), ROUTER_DEVNET_PORT_BASE: String(base), ROUTER_PORT_A: String(portA), ROUTER_PORT_B: String(await freePort()),
@@ -164,6 +165,10 @@ describe('npm run cluster and npm run devnet run through the entry point, which 
       expect(dataDir).toMatch(/router-devnet-/);
       expect((await fetch(`http://127.0.0.1:${portA}/health`)).status).toBe(200);
       expect(await listening(eth)).toBe(true);
+      // Nobody sends on ethereum, yet its height grows: a deposit there gets its three confirmations.
+      const height = async () => Number(await rpcCall<string>(`http://127.0.0.1:${eth}`, 'eth_blockNumber', []));
+      const first = await height();
+      expect(await pollUntil(height, (h) => h > first, 10_000)).toBeGreaterThan(first);
       p.child.kill('SIGTERM');
       const [code] = await once(p.child, 'close');
       expect(code).toBe(0);
