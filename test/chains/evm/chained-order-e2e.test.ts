@@ -5,14 +5,12 @@ import { describe, expect, it } from 'vitest';
 import { erc20Abi, getAddress, type Address } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { parseAmount, parseChainAsset } from '../../../src/assets/index.js';
-import { ANVIL_ACCOUNTS, type AnvilNode } from '../../../src/chains/evm/anvil.js';
+import { type AnvilNode } from '../../../src/chains/evm/anvil.js';
 import { runAudit } from '../../../src/orders/audit-run.js';
 import type { RunningService } from '../../support/service.js';
-import { devClients, mintAndPay, useServiceOnBase, tokenAddress, untilOrderStatus } from './support.js';
+import { BASE_USDC as USDC, BASE_USDT as USDT, DEV_ROLES, devClients, mintAndPay, untilOrderStatus, useServiceOnBase } from './support.js';
 
-const USER = ANVIL_ACCOUNTS[2]!;
-const USDC = tokenAddress('base', 'USDC');
-const USDT = tokenAddress('base', 'USDT');
+const USER = DEV_ROLES.user;
 const ENDS = ['delivered', 'stalled', 'frozen', 'failed', 'refunded', 'expired'];
 
 let node: AnvilNode;

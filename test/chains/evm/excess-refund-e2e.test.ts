@@ -3,18 +3,15 @@
 // from the gas account. Both must be mined: the order delivers, the sender gets the excess back on chain, and nothing
 // is left at the deposit address.
 import { describe, expect, it } from 'vitest';
-import { erc20Abi, getAddress, type Address } from 'viem';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { erc20Abi, type Address } from 'viem';
 import { parseAmount, parseChainAsset } from '../../../src/assets/index.js';
-import { ANVIL_ACCOUNTS, type AnvilNode } from '../../../src/chains/evm/anvil.js';
+import { type AnvilNode } from '../../../src/chains/evm/anvil.js';
 import { runAudit } from '../../../src/orders/audit-run.js';
 import { pollUntil } from '../../support/poll.js';
 import type { RunningService } from '../../support/service.js';
-import { devClients, mintAndPay, useServiceOnBase, tokenAddress, untilOrderStatus } from './support.js';
+import { BASE_USDC as USDC, BASE_USDT as USDT, DEV_ROLES, devClients, freshAddress, mintAndPay, quoteAndOrder, untilOrderStatus, useServiceOnBase } from './support.js';
 
-const USER = ANVIL_ACCOUNTS[2]!;
-const USDC = tokenAddress('base', 'USDC');
-const USDT = tokenAddress('base', 'USDT');
+const USER = DEV_ROLES.user;
 
 let node: AnvilNode;
 let svc: RunningService;
@@ -25,21 +22,18 @@ const usdc = (text: string) => parseAmount(text, parseChainAsset('base.usdc', 'f
 describe('an over-paid order on a real base node: the sweep and the excess refund from one deposit address', () => {
   it('delivers, refunds the excess to the sender on chain, leaves the deposit address empty; the audit is clean', async () => {
     const clients = devClients(node.url, USER.privateKey);
-    const destination = getAddress(privateKeyToAccount(generatePrivateKey()).address);
-    const q = await svc.post('/quote', { from: 'base.usdc', to: 'base.usdt', from_amount: '25', return_full_route: true });
-    expect(q.status).toBe(200);
-    const o = await svc.post('/order', { quote_id: q.body.id, to_address: destination });
-    expect(o.status).toBe(201);
-    const deposit = o.body.deposit_address as Address;
+    const destination = freshAddress();
+    const order = await quoteAndOrder(svc, { from: 'base.usdc', to: 'base.usdt' }, '25', destination);
+    const deposit = order.deposit_address as Address;
     const balance = (token: Address, who: Address) => clients.pub.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [who] });
     const userBefore = await balance(USDC, USER.address as Address);
 
     expect((await mintAndPay(clients, USDC, deposit, usdc('40'))).status).toBe('success');
-    const done = await untilOrderStatus(svc, o.body.id, ['delivered', 'stalled', 'frozen', 'failed', 'expired'], 30_000);
+    const done = await untilOrderStatus(svc, order.id, ['delivered', 'stalled', 'frozen', 'failed', 'expired'], 30_000);
     expect(done.status).toBe('delivered');
     // The excess refund settles on its own time: wait until the order lists it.
     const refunded = await pollUntil(
-      async () => (await (await fetch(`${svc.url}/order/${o.body.id}`)).json()) as Record<string, any>,
+      async () => (await (await fetch(`${svc.url}/order/${order.id}`)).json()) as Record<string, any>,
       (x) => Array.isArray(x.refunds) && x.refunds.length === 1,
       30_000,
     );

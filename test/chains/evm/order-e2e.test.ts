@@ -24,12 +24,10 @@ import { parseAmount, parseChainAsset } from '../../../src/assets/index.js';
 import { ANVIL_ACCOUNTS, rpcCall, type AnvilNode } from '../../../src/chains/evm/anvil.js';
 import { DEV_TOKEN_SLOTS, devTokenAbi } from '../../../src/chains/evm/dev-token.js';
 import type { RunningService } from '../../support/service.js';
-import { DEV_ROLES, devClients, useServiceOnBase, tokenAddress, untilOrderStatus } from './support.js';
+import { BASE_USDC as USDC, BASE_USDT as USDT, DEV_ROLES, devClients, untilOrderStatus, useServiceOnBase } from './support.js';
 
 const TREASURY = ANVIL_ACCOUNTS[0]!;
-const USER = ANVIL_ACCOUNTS[2]!;
-const USDC = tokenAddress('base', 'USDC');
-const USDT = tokenAddress('base', 'USDT');
+const USER = DEV_ROLES.user;
 
 let node: AnvilNode;
 let svc: RunningService;

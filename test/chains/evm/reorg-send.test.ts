@@ -10,15 +10,13 @@ import { erc20Abi, getAddress, parseEventLogs, type Address, type Hex } from 'vi
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { runAudit } from '../../../src/orders/audit-run.js';
 import { parseAmount, parseChainAsset } from '../../../src/assets/index.js';
-import { ANVIL_ACCOUNTS, rpcCall, type AnvilNode } from '../../../src/chains/evm/anvil.js';
+import { rpcCall, type AnvilNode } from '../../../src/chains/evm/anvil.js';
 import { UNRESTORED_SENDS_SPACE, type UnrestoredSend } from '../../../src/chains/evm/mined-sends.js';
 import { pollUntil } from '../../support/poll.js';
 import type { RunningService } from '../../support/service.js';
-import { DEV_ROLES, devClients, mintAndPay, useServiceOnBase, tokenAddress, untilOrderStatus } from './support.js';
+import { BASE_USDC as USDC, BASE_USDT as USDT, DEV_ROLES, devClients, mintAndPay, untilOrderStatus, useServiceOnBase } from './support.js';
 
-const USER = ANVIL_ACCOUNTS[2]!;
-const USDC = tokenAddress('base', 'USDC');
-const USDT = tokenAddress('base', 'USDT');
+const USER = DEV_ROLES.user;
 
 let node: AnvilNode;
 let svc: RunningService;

@@ -4,7 +4,7 @@ import { Writable } from 'node:stream';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import type { Address, Hex, TransactionReceipt } from 'viem';
 import { createPublicClient, createWalletClient, erc20Abi, getAddress, http } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { CHAINS } from '../../../src/assets/chains.js';
 import { findAsset } from '../../../src/assets/registry.js';
 import type { ChainName } from '../../../src/assets/types.js';
@@ -37,6 +37,10 @@ export function tokenAddress(chain: ChainName, symbol: string): Address {
   if (!a || a.native || a.address === null) throw new Error(`tokenAddress: no ERC-20 ${symbol} on ${chain} in the registry`);
   return getAddress(a.address);
 }
+
+/** The registry's USDC and USDT on base, DevTokens on the test nodes: the pair the base end-to-end tests order. */
+export const BASE_USDC = tokenAddress('base', 'USDC');
+export const BASE_USDT = tokenAddress('base', 'USDT');
 
 /** anvil's dev accounts in the roles the EVM end-to-end tests give them (the devnet's treasury and gas account). */
 export const DEV_ROLES = {
@@ -114,6 +118,18 @@ export function useServiceOnBase(started: (s: { node: AnvilNode; svc: RunningSer
 }
 
 /** Polls Family A's GET /order/{id} until its status is one of `statuses` or `ms` passed; answers the last read. */
+/** A fresh address nobody holds a key of: a destination whose balance only the order under test changes. */
+export const freshAddress = (): Address => getAddress(privateKeyToAccount(generatePrivateKey()).address);
+
+/** A Family A quote of `fromAmount` and its order paying `toAddress`, through the service: the order's answer. */
+export async function quoteAndOrder(svc: RunningService, pair: { from: string; to: string }, fromAmount: string, toAddress: Address): Promise<Record<string, any>> {
+  const q = await svc.post('/quote', { ...pair, from_amount: fromAmount, return_full_route: true });
+  if (q.status !== 200) throw new Error(`quote ${pair.from} → ${pair.to} answered ${q.status}: ${JSON.stringify(q.body)}`);
+  const o = await svc.post('/order', { quote_id: q.body.id, to_address: toAddress });
+  if (o.status !== 201) throw new Error(`order of quote ${q.body.id} answered ${o.status}: ${JSON.stringify(o.body)}`);
+  return o.body as Record<string, any>;
+}
+
 export async function untilOrderStatus(svc: RunningService, id: string, statuses: string[], ms: number): Promise<Record<string, any>> {
   return pollUntil(async () => (await (await fetch(`${svc.url}/order/${id}`)).json()) as Record<string, any>, (o) => statuses.includes(o.status), ms);
 }
