@@ -19,8 +19,9 @@ export interface IssuedQuotes {
 export const ISSUED_QUOTES_MAX = 10_000;
 
 /**
- * Asks a new quote actor (`id`) for a quote, in one of the edge's quote slots, and remembers the quote it issues. A refusal (no route) is answered, not
- * thrown, since each family renders it in its own envelope; every other failure is thrown.
+ * Asks a new quote actor (`id`) for a quote, in one of the edge's quote slots, and remembers the quote it issues. A
+ * refusal (no route) is answered, not thrown, since each family renders it in its own envelope; every other failure is
+ * thrown, a full edge's 503 included.
  */
 export async function issueQuote(
   deps: { bus: Bus; quotes: IssuedQuotes; guard: Pick<EdgeGuard, 'quoteSlot'> },
