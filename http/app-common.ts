@@ -7,7 +7,7 @@ import type { Bus } from '../src/bus/types.js';
 import { HttpError } from './http-error.js';
 import type { IssuedQuotes } from './issued-quotes.js';
 import type { EdgeGuard } from './overload.js';
-import { edgeState } from './request-id.js';
+import { cut, edgeState } from './request-id.js';
 
 /** What every family's app is built from, beside its own settings. */
 export interface EdgeAppDeps {
@@ -88,7 +88,7 @@ export function envelope(errorReply: (err: unknown, requestId: string) => Family
 /** The router left no body: no such path (404), a known path with another method (405 + Allow), or an unknown method. */
 function routingMiss(ctx: Koa.Context): void {
   const allow = ctx.response.get('Allow');
-  const path = ctx.path.length > 128 ? `${ctx.path.slice(0, 128)}…` : ctx.path; // the caller's text: keep it short
+  const path = cut(ctx.path, 128); // the caller's text: keep it short
   if (ctx.status === 405) throw new HttpError(405, `Method ${ctx.method} is not allowed on ${path}; use ${allow}.`, { Allow: allow });
   if (ctx.status === 501) throw new HttpError(501, `Method ${ctx.method} is not implemented.`);
   if (ctx.status === 404) throw new HttpError(404, `No resource at ${ctx.method} ${path}.`);

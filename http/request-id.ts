@@ -28,9 +28,14 @@ export function edgeState(ctx: Koa.Context): EdgeState {
  *  which the log must not copy whole for every request. */
 export const LOGGED_PATH_CHARS = 256;
 
-/** The path as the access line shows it: at most LOGGED_PATH_CHARS characters, a longer one marked cut with its length. */
+/** A caller's text shown in a log or a message: at most `max` characters, a longer one cut and marked with `…`. */
+export function cut(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}…`;
+}
+
+/** The path as the access line shows it: at most LOGGED_PATH_CHARS characters, a longer one cut with its length. */
 export function loggedPath(path: string): string {
-  return path.length <= LOGGED_PATH_CHARS ? path : `${path.slice(0, LOGGED_PATH_CHARS)}…(${path.length} chars)`;
+  return path.length <= LOGGED_PATH_CHARS ? path : `${cut(path, LOGGED_PATH_CHARS)}(${path.length} chars)`;
 }
 
 /**

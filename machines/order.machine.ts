@@ -332,7 +332,7 @@ function depositRefundReason(ctx: OrderContext, d: DepositRecord): RefundReason 
 export function nextRefund(ctx: OrderContext): PlannedRefund | null {
   if (ctx.refundQueue.length > 0) return ctx.refundQueue[0]!;
   if (ctx.phase === 'open' || !ctx.vault) return null;
-  const d = ctx.deposits.find((x) => confirmed(x) && x.amount > x.spent + x.refunded && refundTargetOf(ctx, x) !== null && !heldUntilDelivery(ctx, x));
+  const d = ctx.deposits.find((x) => confirmed(x) && owedBack(ctx, x) && !heldUntilDelivery(ctx, x));
   if (!d) return null;
   return planRefund(ctx, {
     // A deposit can be refunded twice (its excess, then the rest when an unwind frees what execution had taken):
@@ -358,7 +358,12 @@ function heldUntilDelivery(ctx: OrderContext, d: DepositRecord): boolean {
  *  is owed that nextRefund cannot plan yet. */
 export function refundAwaitsConfirmation(ctx: OrderContext): boolean {
   if (ctx.phase === 'open' || !ctx.vault) return false;
-  return ctx.deposits.some((d) => !confirmed(d) && d.amount > d.spent + d.refunded && refundTargetOf(ctx, d) !== null);
+  return ctx.deposits.some((d) => !confirmed(d) && owedBack(ctx, d));
+}
+
+/** Part of a deposit is neither spent nor refunded, and there is someone to pay it back to. */
+function owedBack(ctx: OrderContext, d: DepositRecord): boolean {
+  return d.amount > d.spent + d.refunded && refundTargetOf(ctx, d) !== null;
 }
 
 /** Execution takes `amount` from the deposits in arrival order; what each did not fund is free. At commit that is

@@ -13,6 +13,10 @@ export class ManualClock implements Clock {
   now(): number {
     return this.fixed ?? this.base.now() + this.offset;
   }
+  /** How far the clock was moved from its base (0 for a clock set to a fixed time). */
+  get offsetMs(): number {
+    return this.offset;
+  }
   advance(ms: number): void {
     if (this.fixed !== null) this.fixed += ms;
     else this.offset += ms;

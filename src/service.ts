@@ -134,9 +134,8 @@ export async function createEmbeddedService(
   // The system clock, movable forward by the dev listener (POST /clock/advance) and resumed at the offset it reached.
   // A clock given by the caller (tests) is the caller's: its offset is neither read nor stored.
   const ownClock = opts.clock === undefined;
-  let clockOffset = ownClock ? readClockOffset(config.dataDir) : 0;
   const clock = opts.clock ?? new ManualClock();
-  clock.advance(clockOffset);
+  if (ownClock) clock.advance(readClockOffset(config.dataDir));
   const metrics = createMetrics({ role: 'embedded' });
   const rawStore = await withShardCount(openSqliteStore(join(config.dataDir, 'router.sqlite')), config.shards);
   const store = instrumentStore(rawStore, metrics);
@@ -197,8 +196,7 @@ export async function createEmbeddedService(
           market.setHalted(venue, halted);
         },
         async advanceClock(ms) {
-          if (ownClock) writeClockOffset(config.dataDir, clockOffset + ms);
-          clockOffset += ms;
+          if (ownClock) writeClockOffset(config.dataDir, clock.offsetMs + ms);
           clock.advance(ms);
           await runtime.fireDue();
           await deposits.poll();
